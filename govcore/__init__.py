@@ -1,0 +1,69 @@
+"""govcore: govern AI agents with an organisation's written policies, in-process.
+
+Start with :meth:`Governance.from_config`, then call :meth:`Governance.client` for typed access
+or :meth:`Governance.handle` to serve the HTTP interface from any transport.
+"""
+
+from __future__ import annotations
+
+from govcore.errors import (
+    AuthenticationError,
+    BackendError,
+    ConfigError,
+    GovcoreError,
+    InvalidRequestError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitedError,
+)
+from govcore.governance import Governance, GovernanceClient
+from govcore.http import HttpResponse
+from govcore.models import (
+    ApplicablePolicy,
+    BindingEvent,
+    ConversationSnapshot,
+    PreInferenceRequest,
+    PreInferenceResponse,
+    Turn,
+    TurnDiff,
+    TurnRequest,
+    TurnResponse,
+)
+from govcore.policy import PolicyDocument, PolicySet
+from govcore.types import Clock, RetrievalHit, RetrievalIndex, Retriever, Store, StoreWrite
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ApplicablePolicy",
+    "AuthenticationError",
+    "BackendError",
+    "BindingEvent",
+    "Clock",
+    "ConfigError",
+    "ConversationSnapshot",
+    "GovcoreError",
+    "Governance",
+    "GovernanceClient",
+    "HttpResponse",
+    "InvalidRequestError",
+    "MethodNotAllowedError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PolicyDocument",
+    "PolicySet",
+    "PreInferenceRequest",
+    "PreInferenceResponse",
+    "RateLimitedError",
+    "RetrievalHit",
+    "RetrievalIndex",
+    "Retriever",
+    "Store",
+    "StoreWrite",
+    "Turn",
+    "TurnDiff",
+    "TurnRequest",
+    "TurnResponse",
+    "__version__",
+]

@@ -1,0 +1,364 @@
+"""Loading and validating a govcore configuration (library contract §2).
+
+A configuration is a mapping (as parsed from YAML or JSON) or the path of a YAML or JSON file.
+Policies are given inline, or as the path (relative to the config file) of a file or directory of
+YAML/JSON policy documents. Validation collects every problem before raising one
+:class:`~govcore.errors.ConfigError` that names each place (file, tenant, policy id, field) and
+reason, so ``govcore validate`` can print them all at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from govcore.errors import ConfigError, ConfigProblem
+from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+from govcore.policy import PolicyDocument, PolicySet
+
+__all__ = [
+    "DEFAULT_SCOPES",
+    "SCOPES",
+    "GovernanceSettings",
+    "KeyConfig",
+    "KeySettings",
+    "LoadedConfig",
+    "load_config",
+]
+
+Scope = Literal[
+    "governance:read", "governance:check", "policies:read", "policies:ack", "feedback:write"
+]
+SCOPES: tuple[str, ...] = Scope.__args__
+# The specification's defaults "suffice for the whole current API": read and check.
+DEFAULT_SCOPES: frozenset[str] = frozenset({"governance:read", "governance:check"})
+
+FeatureSetting = Literal["disabled", "allowed"]
+TtlSeconds = Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)]
+KIB = 1024
+
+
+class _ConfigModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class GovernanceSettings(_ConfigModel):
+    """Service-wide settings; every field has a default."""
+
+    conversation_ttl_seconds: TtlSeconds = 4 * 3600
+    """Conversation TTL when neither the request nor the key sets one."""
+    release_after_unselected_turns: Annotated[int, Field(ge=1, le=1000)] = 3
+    """A policy not selected again for this many consecutive turns is released."""
+    retrieval_top_k: Annotated[int, Field(ge=1, le=100)] = 6
+    """At most this many policies are selected by retrieval per turn."""
+    min_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    """Minimum retrieval score; ``None`` keeps the retriever's own calibrated default."""
+    retrieval_window_chars: Annotated[int, Field(ge=256, le=1_048_576)] = 2048
+    """Retrieval reads at most this many characters from each end of a long turn."""
+    recent_context_turns: Annotated[int, Field(ge=0, le=50)] = 3
+    """How many of the latest ``recentContext`` / ``priorHistory`` entries inform retrieval."""
+    default_rate_limit_per_minute: Annotated[int, Field(ge=1)] = 120
+    max_content_bytes: Annotated[int, Field(ge=KIB)] = 256 * KIB
+    """Limit of turn content, prompt and each context entry, in UTF-8 bytes."""
+    max_output_bytes: Annotated[int, Field(ge=KIB)] = 1024 * KIB
+    """Limit of ``output`` and ``fullText``, in UTF-8 bytes."""
+    max_body_bytes: Annotated[int, Field(ge=KIB)] = 8 * 1024 * KIB
+    """Limit of a whole request body, checked before it is parsed."""
+    binding_log_limit: Annotated[int, Field(ge=10)] = 1000
+    """A conversation keeps this many of its latest binding events."""
+    max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
+    """Capacity of the default in-memory store; the least recently used entries go first."""
+
+
+class KeySettings(_ConfigModel):
+    """Per-key feature settings (specification §5, same names)."""
+
+    post_inference_checking: FeatureSetting = "disabled"
+    tool_call_governance: FeatureSetting = "disabled"
+    conversation_ttl_seconds: TtlSeconds | None = None
+    rate_limit_per_minute: Annotated[int, Field(ge=1)] | None = None
+    rationale_required: bool = False
+
+
+class KeyConfig(_ConfigModel):
+    """One API key: its secret (or the secret's SHA-256), tenant, scopes and settings."""
+
+    key: Annotated[str, Field(min_length=8)] | None = None
+    key_sha256: Annotated[str, Field(pattern=r"^[0-9a-fA-F]{64}$")] | None = None
+    tenant: Annotated[str, Field(min_length=1)]
+    scopes: list[Scope] | None = None
+    revoked: bool = False
+    settings: KeySettings = KeySettings()
+
+    @model_validator(mode="after")
+    def _one_secret(self) -> KeyConfig:
+        if (self.key is None) == (self.key_sha256 is None):
+            raise ValueError("a key needs exactly one of key or key_sha256")
+        return self
+
+    @property
+    def digest(self) -> bytes:
+        """SHA-256 of the secret: the only form govcore keeps in memory."""
+        if self.key_sha256 is not None:
+            return bytes.fromhex(self.key_sha256)
+        assert self.key is not None
+        return hashlib.sha256(self.key.encode()).digest()
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated configuration: settings, each tenant's policy set and the keys."""
+
+    settings: GovernanceSettings
+    tenants: Mapping[str, PolicySet]
+    keys: tuple[KeyConfig, ...]
+
+
+_TOP_LEVEL = ("settings", "tenants", "keys")
+_POLICY_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedConfig:
+    """Validate a configuration mapping or file.
+
+    Args:
+        config: a mapping in the format of library contract §2, or the path of a YAML or JSON
+            file holding one. Relative policy paths are resolved against the file's directory
+            (against the working directory for a mapping).
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        ConfigError: listing every problem found.
+    """
+    problems: list[ConfigProblem] = []
+    if isinstance(config, Mapping):
+        raw: Any = config
+        base_dir = Path.cwd()
+        origin = ""
+    else:
+        path = Path(config)
+        origin = str(path)
+        base_dir = path.parent
+        try:
+            raw = _read_document(path)
+        except ConfigError as exc:
+            raise exc from None
+        if raw is None:
+            raw = {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError([ConfigProblem(origin, "the configuration must be a mapping")])
+
+    def place(where: str) -> str:
+        return f"{origin}: {where}" if origin else where
+
+    for name in raw:
+        if name not in _TOP_LEVEL:
+            problems.append(ConfigProblem(place(str(name)), "unknown field"))
+
+    settings = GovernanceSettings()
+    if raw.get("settings") is not None:
+        try:
+            settings = GovernanceSettings.model_validate(raw["settings"])
+        except ValidationError as exc:
+            problems.extend(_problems(exc, place("settings")))
+
+    tenants: dict[str, PolicySet] = {}
+    raw_tenants = raw.get("tenants")
+    if raw_tenants is None:
+        problems.append(ConfigProblem(place("tenants"), "required"))
+        raw_tenants = {}
+    elif not isinstance(raw_tenants, Mapping):
+        problems.append(ConfigProblem(place("tenants"), "must be a mapping of tenant id to tenant"))
+        raw_tenants = {}
+    for tenant_id, tenant in raw_tenants.items():
+        where = place(f"tenants.{tenant_id}")
+        if not isinstance(tenant_id, str) or not tenant_id:
+            problems.append(ConfigProblem(where, "a tenant id must be a non-empty string"))
+            continue
+        policy_set = _load_tenant(str(tenant_id), tenant, where, base_dir, problems)
+        if policy_set is not None:
+            tenants[tenant_id] = policy_set
+
+    keys = _load_keys(raw.get("keys"), place("keys"), raw_tenants, problems)
+    if problems:
+        raise ConfigError(problems)
+    return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+
+
+def _load_tenant(
+    tenant_id: str, tenant: Any, where: str, base_dir: Path, problems: list[ConfigProblem]
+) -> PolicySet | None:
+    if not isinstance(tenant, Mapping):
+        problems.append(ConfigProblem(where, "a tenant must be a mapping with 'policies'"))
+        return None
+    for name in tenant:
+        if name != "policies":
+            problems.append(ConfigProblem(f"{where}.{name}", "unknown field"))
+    source = tenant.get("policies")
+    sourced: list[tuple[str, Any]] = []  # (place, raw document)
+    if source is None:
+        problems.append(ConfigProblem(f"{where}.policies", "required"))
+        return None
+    if isinstance(source, str):
+        sourced = _read_policy_path(base_dir / source, f"{where}.policies", problems)
+    elif isinstance(source, list):
+        sourced = [(f"{where}.policies[{i}]", doc) for i, doc in enumerate(source)]
+    else:
+        problems.append(
+            ConfigProblem(f"{where}.policies", "must be a list of policy documents or a path")
+        )
+        return None
+
+    documents: list[PolicyDocument] = []
+    first_place: dict[str, str] = {}
+    failed = False
+    for doc_place, doc in sourced:
+        label = doc_place
+        if isinstance(doc, Mapping) and isinstance(doc.get("id"), str):
+            label = f"{doc_place} (policy {doc['id']!r})"
+        try:
+            policy = PolicyDocument.model_validate(doc)
+        except ValidationError as exc:
+            problems.extend(_problems(exc, label))
+            failed = True
+            continue
+        if policy.id in first_place:
+            problems.append(
+                ConfigProblem(
+                    label, f"duplicate policy id {policy.id!r} (first at {first_place[policy.id]})"
+                )
+            )
+            failed = True
+            continue
+        first_place[policy.id] = doc_place
+        documents.append(policy)
+    if failed:
+        return None
+    return PolicySet(tenant_id, tuple(documents))
+
+
+def _read_policy_path(
+    path: Path, where: str, problems: list[ConfigProblem]
+) -> list[tuple[str, Any]]:
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES)
+        if not files:
+            problems.append(ConfigProblem(str(path), "no .yaml, .yml or .json policy files here"))
+    elif path.is_file():
+        files = [path]
+    else:
+        problems.append(ConfigProblem(where, f"no such file or directory: {path}"))
+        return []
+    sourced: list[tuple[str, Any]] = []
+    for file in files:
+        try:
+            content = _read_document(file)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+            continue
+        if content is None:
+            continue
+        if isinstance(content, Mapping) and set(content) == {"policies"}:
+            content = content["policies"]
+        if isinstance(content, list):
+            sourced.extend((f"{file}[{i}]", doc) for i, doc in enumerate(content))
+        elif isinstance(content, Mapping):
+            sourced.append((str(file), content))
+        else:
+            problems.append(ConfigProblem(str(file), "must hold a policy document or a list"))
+    return sourced
+
+
+def _load_keys(
+    raw_keys: Any, where: str, tenants: Mapping[Any, Any], problems: list[ConfigProblem]
+) -> list[KeyConfig]:
+    if raw_keys is None:
+        return []
+    if not isinstance(raw_keys, list):
+        problems.append(ConfigProblem(where, "must be a list of keys"))
+        return []
+    keys: list[KeyConfig] = []
+    seen: dict[bytes, int] = {}
+    for index, raw_key in enumerate(raw_keys):
+        key_place = f"{where}[{index}]"
+        try:
+            key = KeyConfig.model_validate(raw_key)
+        except ValidationError as exc:
+            problems.extend(_problems(exc, key_place))
+            continue
+        if key.tenant not in tenants:
+            problems.append(ConfigProblem(f"{key_place}.tenant", f"unknown tenant {key.tenant!r}"))
+        if key.digest in seen:
+            problems.append(
+                ConfigProblem(key_place, f"the same secret as {where}[{seen[key.digest]}]")
+            )
+        seen.setdefault(key.digest, index)
+        keys.append(key)
+    return keys
+
+
+def _read_document(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([ConfigProblem(str(path), f"cannot read: {exc.strerror}")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([ConfigProblem(str(path), "not UTF-8 text")]) from None
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        reason = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise ConfigError([ConfigProblem(str(path), reason)]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([ConfigProblem(str(path), f"invalid YAML{at}: {problem}")]) from None
+
+
+def _problems(exc: ValidationError, where: str) -> list[ConfigProblem]:
+    found = []
+    for error in exc.errors(include_url=False):
+        field = _dotted(error["loc"])
+        message = _reason(error)
+        location = f"{where}: {field}" if field else where
+        found.append(ConfigProblem(location, message))
+    return found
+
+
+def _dotted(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part.startswith(("function-", "literal[", "list[", "union[", "nullable[")):
+            continue  # pydantic's internal validator names say nothing to a policy author
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "missing":
+        return "required"
+    message = str(error["msg"])
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    if kind in {"literal_error", "enum"}:
+        return f"{message} (got {error.get('input')!r})"
+    return message

@@ -1,0 +1,161 @@
+"""The one exception hierarchy of govcore.
+
+Every class carries the HTTP status and the stable machine-readable ``error`` code that
+:meth:`govcore.Governance.handle` answers with; the typed client raises the same classes::
+
+    GovcoreError              500 internal_error
+    ├── ConfigError           raised by from_config and the loaders; never an HTTP outcome
+    ├── InvalidRequestError   400 invalid_request      .details
+    ├── AuthenticationError   401 unauthenticated
+    ├── PermissionDeniedError 403 forbidden
+    ├── NotFoundError         404 not_found
+    ├── RateLimitedError      429 rate_limited         .window_seconds, .retry_after
+    └── BackendError          503 backend_unavailable  raised "from" the driver's error
+
+A blocked tool call or a found violation is a result, never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+class GovcoreError(Exception):
+    """Root of every error govcore raises."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON error body: ``{"error": code, "message": text}`` plus class extras."""
+        return {"error": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One problem found in a configuration: where it is and what is wrong."""
+
+    location: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.reason}" if self.location else self.reason
+
+
+class ConfigError(GovcoreError):
+    """A configuration or policy document is invalid.
+
+    ``problems`` lists every problem found, not just the first; the message names each one
+    with its place (file, tenant, policy id, field) and reason.
+    """
+
+    code = "config_error"
+
+    def __init__(self, problems: Sequence[ConfigProblem] | str) -> None:
+        if isinstance(problems, str):
+            problems = [ConfigProblem("", problems)]
+        self.problems: tuple[ConfigProblem, ...] = tuple(problems)
+        if len(self.problems) == 1:
+            message = f"invalid configuration: {self.problems[0]}"
+        else:
+            lines = "\n".join(f"  - {p}" for p in self.problems)
+            message = f"invalid configuration ({len(self.problems)} problems):\n{lines}"
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One offending field of a request: its wire path (``turn.role``) and the reason."""
+
+    field: str
+    message: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"field": self.field, "message": self.message}
+
+
+class InvalidRequestError(GovcoreError):
+    """The request is malformed or breaks a rule of the specification (400)."""
+
+    status = 400
+    code = "invalid_request"
+
+    def __init__(self, message: str, details: Sequence[FieldProblem] = ()) -> None:
+        super().__init__(message)
+        self.details: tuple[FieldProblem, ...] = tuple(details)
+
+    @classmethod
+    def for_field(cls, field: str, reason: str) -> InvalidRequestError:
+        """An error about one field, with the field named in message and details."""
+        return cls(f"{field}: {reason}", [FieldProblem(field, reason)])
+
+    def to_body(self) -> dict[str, Any]:
+        body = super().to_body()
+        body["details"] = [d.as_json() for d in self.details]
+        return body
+
+
+class AuthenticationError(GovcoreError):
+    """No API key, an unknown one, or a revoked one (401)."""
+
+    status = 401
+    code = "unauthenticated"
+
+
+class PermissionDeniedError(GovcoreError):
+    """The key lacks the scope or the feature setting the endpoint needs (403)."""
+
+    status = 403
+    code = "forbidden"
+
+
+class NotFoundError(GovcoreError):
+    """No such resource for this tenant: unknown path, unknown or expired session (404)."""
+
+    status = 404
+    code = "not_found"
+
+
+class MethodNotAllowedError(GovcoreError):
+    """The path exists but not for this method (405); ``allowed`` fills the allow header."""
+
+    status = 405
+    code = "method_not_allowed"
+
+    def __init__(self, message: str, allowed: Sequence[str]) -> None:
+        super().__init__(message)
+        self.allowed: tuple[str, ...] = tuple(allowed)
+
+
+class RateLimitedError(GovcoreError):
+    """The key has used up its requests for the window (429)."""
+
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, window_seconds: int, retry_after: int) -> None:
+        super().__init__(message)
+        self.window_seconds = window_seconds
+        self.retry_after = retry_after
+
+    def to_body(self) -> dict[str, Any]:
+        body = super().to_body()
+        body["window_seconds"] = self.window_seconds
+        body["retry_after"] = self.retry_after
+        return body
+
+
+class BackendError(GovcoreError):
+    """A storage or retrieval backend failed; retryable (503).
+
+    Backends raise it ``from`` the driver's own exception so callers never catch driver types.
+    """
+
+    status = 503
+    code = "backend_unavailable"

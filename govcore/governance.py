@@ -1,0 +1,571 @@
+"""The facade: :class:`Governance` owns the backends and runs every endpoint.
+
+Each endpoint runs the same pipeline whether it is called through the typed
+:class:`GovernanceClient` or the dispatcher :meth:`Governance.handle`: authenticate (401), rate
+limit (429), scope and feature settings (403), validate (400), then the endpoint itself. The
+decisions are made by the pure functions of :mod:`govcore.session` and :mod:`govcore.render`;
+only this module talks to the store and the retrieval index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from govcore._requests import check_size, parse_json_body, validate_request
+from govcore._text import bounded_window
+from govcore._tokens import estimate_tokens
+from govcore.access import KeyRing, Principal
+from govcore.backends.memory import MemoryStore
+from govcore.backends.tfidf import TfidfRetriever
+from govcore.config import GovernanceSettings, LoadedConfig, load_config
+from govcore.errors import BackendError, InvalidRequestError, NotFoundError, RateLimitedError
+from govcore.models import (
+    ApplicablePolicy,
+    BindingEvent,
+    ConversationSnapshot,
+    HistoryEntry,
+    PreInferenceRequest,
+    PreInferenceResponse,
+    TurnDiff,
+    TurnRequest,
+    TurnResponse,
+)
+from govcore.policy import PolicyDocument, PolicySet, canonical_json
+from govcore.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
+from govcore.render import render_injection_block
+from govcore.session import (
+    BindingRecord,
+    ConversationRules,
+    ConversationState,
+    TurnOutcome,
+    advance_conversation,
+    iso_timestamp,
+    prioritise,
+)
+from govcore.types import Clock, RetrievalIndex, Retriever, Store, StoreWrite, TokenCounter
+
+__all__ = ["Governance", "GovernanceClient", "RawBody"]
+
+M = TypeVar("M", bound=BaseModel)
+
+IDEMPOTENCY_WINDOW_SECONDS = 300
+"""A replay of an ``idempotencyKey`` within this window returns the first response."""
+
+_ALWAYS_ON_RELEVANCE = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawBody:
+    """A request body exactly as a transport received it (the dispatcher's payload)."""
+
+    content: bytes | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Result(Generic[M]):
+    """An endpoint's response model and, when it is a replay, the exact bytes first sent."""
+
+    model: M | None
+    body: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Tenant:
+    """A tenant's policy set with everything compiled from it, built once per version."""
+
+    policy_set: PolicySet
+    index: RetrievalIndex
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    """The policies retrieval selected for a turn (``alwaysOn`` ones included)."""
+
+    relevance: dict[str, float]
+
+
+class Governance:
+    """Governance of one deployment: tenants, keys, policies and conversation state.
+
+    Build it with :meth:`from_config`. It is safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        config: LoadedConfig,
+        *,
+        clock: Clock | None = None,
+        store: Store | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+    ) -> None:
+        self.settings: GovernanceSettings = config.settings
+        self._clock: Clock = clock or time.time
+        self._store: Store = store or MemoryStore(
+            clock=self._clock, maxsize=config.settings.max_conversations
+        )
+        if retriever is None:
+            retriever = (
+                TfidfRetriever()
+                if config.settings.min_relevance is None
+                else TfidfRetriever(min_relevance=config.settings.min_relevance)
+            )
+        self._retriever = retriever
+        self._count_tokens: TokenCounter = token_counter or estimate_tokens
+        self._trace_ids: Callable[[], str] = trace_ids or (lambda: str(uuid.uuid4()))
+        self._keys = KeyRing(config.keys)
+        self._rules = ConversationRules(
+            release_after_unselected_turns=config.settings.release_after_unselected_turns,
+            binding_log_limit=config.settings.binding_log_limit,
+        )
+        # Compiled once per policy-set version: tenants whose policies are identical share it.
+        compiled: dict[str, RetrievalIndex] = {}
+        self._tenants: dict[str, _Tenant] = {}
+        for tenant_id, policy_set in config.tenants.items():
+            index = compiled.get(policy_set.version)
+            if index is None:
+                index = compiled[policy_set.version] = retriever.index(policy_set.policies)
+            self._tenants[tenant_id] = _Tenant(policy_set, index)
+        # Requests with the same idempotency key run one at a time (striped locks).
+        self._idempotency_locks = tuple(threading.Lock() for _ in range(64))
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any] | str | os.PathLike[str],
+        clock: Clock | None = None,
+        *,
+        store: Store | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+    ) -> Governance:
+        """Build a :class:`Governance` from a configuration.
+
+        Args:
+            config: a mapping or the path of a YAML or JSON file (library contract §2).
+            clock: returns the current epoch seconds; every time-dependent behaviour uses it.
+            store: where conversation state, idempotency records and rate-limit windows live;
+                default an in-memory :class:`~govcore.backends.memory.MemoryStore`.
+            retriever: builds the policy index; default
+                :class:`~govcore.backends.tfidf.TfidfRetriever`.
+            token_counter: estimates tokens of the injection block.
+            trace_ids: makes trace ids; default random UUIDs.
+
+        Raises:
+            ConfigError: the configuration is invalid; the message lists every problem.
+        """
+        return cls(
+            load_config(config),
+            clock=clock,
+            store=store,
+            retriever=retriever,
+            token_counter=token_counter,
+            trace_ids=trace_ids,
+        )
+
+    # --- public entry points -------------------------------------------------------------
+
+    def client(self, api_key: str) -> GovernanceClient:
+        """A typed client acting with ``api_key``; its methods raise :class:`GovcoreError`."""
+        return GovernanceClient(self, api_key)
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str] | None = None,
+        body: bytes | str | None = None,
+    ) -> Any:
+        """Answer one HTTP request without a network: the transport-neutral dispatcher.
+
+        Returns:
+            A :class:`govcore.HttpResponse`. Never raises for anything a caller can send.
+        """
+        from govcore.http import dispatch  # the HTTP layer builds on this module
+
+        return dispatch(self, method, path, headers, body)
+
+    def policy_set(self, tenant: str) -> PolicySet:
+        """The policy set of ``tenant``.
+
+        Raises:
+            KeyError: no such tenant.
+        """
+        return self._tenants[tenant].policy_set
+
+    @property
+    def tenants(self) -> tuple[str, ...]:
+        """The configured tenant ids."""
+        return tuple(self._tenants)
+
+    # --- the pipeline --------------------------------------------------------------------
+
+    def authorize(self, api_key: str | None, scope: str, feature: str | None = None) -> Principal:
+        """Authenticate (401), rate limit (429), then check scope and feature setting (403)."""
+        principal = self._keys.authenticate(api_key)
+        limit = principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
+        now = self._clock()
+        wait = self._guard(
+            lambda: self._store.update(
+                f"rate:{principal.key_id}", lambda raw: admit(raw, now=now, limit=limit)
+            )
+        )
+        if wait is not None:
+            seconds = retry_after_seconds(wait)
+            raise RateLimitedError(
+                f"rate limit of {limit} requests per {WINDOW_SECONDS} seconds exceeded; "
+                f"retry after {seconds} s",
+                window_seconds=WINDOW_SECONDS,
+                retry_after=seconds,
+            )
+        principal.require_scope(scope)
+        if feature is not None:
+            principal.require_feature(feature)
+        return principal
+
+    def parse(self, model: type[M], payload: M | Mapping[str, Any] | RawBody) -> M:
+        """Validate a payload as ``model`` (400 naming each offending field)."""
+        if isinstance(payload, RawBody):
+            payload = parse_json_body(payload.content, max_bytes=self.settings.max_body_bytes)
+        return validate_request(model, payload)
+
+    # --- conversation turn ---------------------------------------------------------------
+
+    def record_turn(
+        self, api_key: str | None, payload: TurnRequest | Mapping[str, Any] | RawBody
+    ) -> Result[TurnResponse]:
+        """``POST /governance/conversation/turn``."""
+        principal = self.authorize(api_key, "governance:read")
+        if isinstance(payload, RawBody):
+            payload = parse_json_body(payload.content, max_bytes=self.settings.max_body_bytes)
+        # checkOutput needs a feature setting: a 403 that comes before validation's 400.
+        wants_check = (
+            payload.check_output
+            if isinstance(payload, TurnRequest)
+            else isinstance(payload, Mapping) and payload.get("checkOutput") is True
+        )
+        if wants_check:
+            principal.require_feature("post_inference_checking")
+        request = validate_request(TurnRequest, payload)
+        self._check_turn_sizes(request)
+        if request.idempotency_key is None:
+            return Result(self._run_turn(principal, request))
+        return self._idempotent(
+            principal.tenant,
+            request.idempotency_key,
+            request,
+            TurnResponse,
+            lambda: self._run_turn(principal, request),
+        )
+
+    def _check_turn_sizes(self, request: TurnRequest) -> None:
+        limit = self.settings.max_content_bytes
+        check_size("turn.content", request.turn.content, limit)
+        for i, text in enumerate(request.recent_context or ()):
+            check_size(f"recentContext[{i}]", text, limit)
+        for i, entry in enumerate(request.prior_history or ()):
+            check_size(f"priorHistory[{i}].content", entry.content, limit)
+
+    def _run_turn(self, principal: Principal, request: TurnRequest) -> TurnResponse:
+        tenant = self._tenants[principal.tenant]
+        attributes = request.end_user_context.attributes if request.end_user_context else None
+        areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+        context = list(request.recent_context or ())
+        history = [entry.content for entry in request.prior_history or ()]
+        key = _conversation_key(principal.tenant, request.session_id)
+
+        # Retrieval runs before the store's atomic section. Only a first call reads
+        # priorHistory, so with history we look first, and select again in the (rare) race
+        # where the session appeared between the look and the update.
+        selections: dict[bool, _Selection] = {}
+
+        def select(first_call: bool) -> _Selection:
+            if first_call not in selections:
+                extra = history if first_call else []
+                selections[first_call] = self._select(
+                    tenant, request.turn.content, [*extra, *context], areas, attributes
+                )
+            return selections[first_call]
+
+        if history:
+            select(self._guard(lambda: self._store.get(key)) is None)
+        else:
+            select(False)
+            selections[True] = selections[False]
+
+        ttl = (
+            request.ttl_seconds
+            or principal.settings.conversation_ttl_seconds
+            or self.settings.conversation_ttl_seconds
+        )
+        now = self._clock()
+
+        def mutate(raw: bytes | None) -> StoreWrite[TurnOutcome]:
+            state = self._decode_state(raw) if raw is not None else None
+            outcome = advance_conversation(
+                state,
+                policy_set=tenant.policy_set,
+                selected=select(state is None).relevance,
+                attributes=attributes,
+                prior_turns=len(history),
+                now=now,
+                token_budget=request.token_budget,
+                count_tokens=self._count_tokens,
+                rules=self._rules,
+            )
+            return StoreWrite(outcome.state.to_bytes(), now + ttl, outcome)
+
+        outcome = self._guard(lambda: self._store.update(key, mutate))
+        return TurnResponse(
+            session_id=request.session_id,
+            turn_index=outcome.turn_index,
+            diff=TurnDiff(
+                newly_applicable=_applicable(outcome.newly_applicable),
+                newly_released=_applicable(outcome.newly_released),
+                still_active=_applicable(outcome.still_active),
+                binding_events=[_binding_event(r) for r in outcome.events],
+            ),
+            active_policies=_applicable(outcome.active),
+            injection_block=outcome.state.injection_block,
+            token_estimate=outcome.token_estimate,
+            post_inference_check=None,
+            trace_id=self._trace_ids(),
+        )
+
+    def _select(
+        self,
+        tenant: _Tenant,
+        text: str,
+        context: Sequence[str],
+        areas: frozenset[str] | None,
+        attributes: Mapping[str, Any] | None,
+    ) -> _Selection:
+        """Retrieval for one turn, bounded in length, then ``appliesWhen`` and ``alwaysOn``."""
+        settings = self.settings
+        window = settings.retrieval_window_chars
+        recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
+        # Ask for a few more than top-K, since appliesWhen may drop some.
+        hits = tenant.index.search(
+            bounded_window(text, window),
+            top_k=2 * settings.retrieval_top_k,
+            areas=areas,
+            context=[entry[-window:] for entry in recent],
+        )
+        policies = tenant.policy_set.policies
+        relevance: dict[str, float] = {}
+        for hit in hits:
+            policy = policies[hit.position]
+            if policy.applies_to(attributes):
+                relevance[policy.id] = hit.score
+                if len(relevance) == settings.retrieval_top_k:
+                    break
+        for position in tenant.policy_set.always_on:
+            policy = policies[position]
+            if policy.applies_to(attributes):
+                relevance[policy.id] = _ALWAYS_ON_RELEVANCE
+        return _Selection(relevance)
+
+    # --- conversation read and delete ----------------------------------------------------
+
+    def get_conversation(self, api_key: str | None, session_id: str) -> Result[ConversationSnapshot]:
+        """``GET /governance/conversation/{sessionId}``: read-only, no TTL renewal."""
+        principal = self.authorize(api_key, "governance:read")
+        session_id = _check_session_id(session_id)
+        raw = self._guard(lambda: self._store.get(_conversation_key(principal.tenant, session_id)))
+        if raw is None:
+            raise NotFoundError(f"no conversation {session_id!r} (never created, deleted or expired)")
+        state = self._decode_state(raw)
+        policy_set = self._tenants[principal.tenant].policy_set
+        active = [policy_set.by_id[b.policy_id] for b in state.bindings if b.policy_id in policy_set.by_id]
+        return Result(
+            ConversationSnapshot(
+                session_id=session_id,
+                turn_count=state.turn_count,
+                active_policies=_applicable(active),
+                injection_block=state.injection_block,
+                binding_log=[_binding_event(r) for r in state.binding_log],
+                updated_at=iso_timestamp(state.updated_at),
+            )
+        )
+
+    def delete_conversation(self, api_key: str | None, session_id: str) -> Result[BaseModel]:
+        """``DELETE /governance/conversation/{sessionId}``: idempotent purge."""
+        principal = self.authorize(api_key, "governance:read")
+        session_id = _check_session_id(session_id)
+        self._guard(lambda: self._store.delete(_conversation_key(principal.tenant, session_id)))
+        return Result(None)
+
+    # --- legacy pre-inference ------------------------------------------------------------
+
+    def pre_inference(
+        self, api_key: str | None, payload: PreInferenceRequest | Mapping[str, Any] | RawBody
+    ) -> Result[PreInferenceResponse]:
+        """``POST /governance/pre-inference``: applicable policies for one prompt.
+
+        Stateless: it records no turn. An identical request within the idempotency window is
+        answered from the cache with ``cacheHit: true``, unless ``isUpdate`` asks for a fresh
+        answer (see docs/decisions/pre-inference.md).
+        """
+        principal = self.authorize(api_key, "governance:read")
+        request = self.parse(PreInferenceRequest, payload)
+        limit = self.settings.max_content_bytes
+        check_size("prompt", request.prompt, limit)
+        for i, message in enumerate(request.recent_messages or ()):
+            text = message.content if isinstance(message, HistoryEntry) else message
+            check_size(f"recentMessages[{i}]", text, limit)
+
+        fingerprint = hashlib.sha256(
+            canonical_json(request.model_dump(mode="json", exclude={"is_update"})).encode()
+        ).hexdigest()
+        cache_key = f"pre:{principal.tenant}:{fingerprint}"
+        if not request.is_update:
+            cached = self._guard(lambda: self._store.get(cache_key))
+            if cached is not None:
+                replay = PreInferenceResponse.model_validate_json(cached)
+                return Result(replay.model_copy(update={"cache_hit": True}))
+
+        tenant = self._tenants[principal.tenant]
+        attributes = request.end_user_context.attributes if request.end_user_context else None
+        areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+        context = [
+            m.content if isinstance(m, HistoryEntry) else m for m in request.recent_messages or ()
+        ]
+        selection = self._select(tenant, request.prompt, context, areas, attributes)
+        policy_set = tenant.policy_set
+        ordered = prioritise(
+            [policy_set.by_id[pid] for pid in selection.relevance],
+            selection.relevance,
+            policy_set.position,
+        )
+        block, estimate = render_injection_block(ordered, request.token_budget, self._count_tokens)
+        response = PreInferenceResponse(
+            session_id=request.session_id,
+            cache_hit=False,
+            applicable_policies=_applicable(ordered),
+            injection_block=block,
+            rationale_required=principal.settings.rationale_required,
+            token_estimate=estimate,
+            trace_id=self._trace_ids(),
+        )
+        expires_at = self._clock() + IDEMPOTENCY_WINDOW_SECONDS
+        self._guard(
+            lambda: self._store.set(cache_key, response.model_dump_json().encode(), expires_at=expires_at)
+        )
+        return Result(response)
+
+    # --- shared machinery ----------------------------------------------------------------
+
+    def _idempotent(
+        self,
+        tenant: str,
+        idempotency_key: str,
+        request: BaseModel,
+        response_model: type[M],
+        run: Callable[[], M],
+    ) -> Result[M]:
+        """Run ``run`` once per (tenant, key) within the window; replay its bytes after."""
+        fingerprint = hashlib.sha256(
+            canonical_json(request.model_dump(mode="json")).encode()
+        ).hexdigest()
+        key = f"idem:{tenant}:{idempotency_key}"
+        lock = self._idempotency_locks[hash(key) % len(self._idempotency_locks)]
+        with lock:
+            stored = self._guard(lambda: self._store.get(key))
+            if stored is not None:
+                stored_fingerprint, _, body = stored.partition(b"\n")
+                if stored_fingerprint.decode() != fingerprint:
+                    raise InvalidRequestError.for_field(
+                        "idempotencyKey",
+                        "was already used with a different request body in the last "
+                        f"{IDEMPOTENCY_WINDOW_SECONDS // 60} minutes",
+                    )
+                return Result(response_model.model_validate_json(body), body)
+            response = run()
+            body = response.model_dump_json().encode()
+            expires_at = self._clock() + IDEMPOTENCY_WINDOW_SECONDS
+            record = fingerprint.encode() + b"\n" + body
+            self._guard(lambda: self._store.set(key, record, expires_at=expires_at))
+            return Result(response, body)
+
+    def _decode_state(self, raw: bytes) -> ConversationState:
+        try:
+            return ConversationState.from_bytes(raw)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BackendError("the stored conversation state is unreadable") from exc
+
+    @staticmethod
+    def _guard(operation: Callable[[], Any]) -> Any:
+        """Run a backend operation; errors other than govcore's become BackendError."""
+        try:
+            return operation()
+        except (BackendError, InvalidRequestError, NotFoundError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.startswith("govcore"):
+                raise
+            raise BackendError(f"backend failure: {type(exc).__name__}") from exc
+
+
+class GovernanceClient:
+    """Typed, in-process access with one API key (library contract §1).
+
+    Each method takes the endpoint's request model or a mapping with the wire (camelCase) field
+    names, returns the response model and raises the :class:`~govcore.errors.GovcoreError`
+    subclasses of contract §4. A blocked tool call or a found violation is a result, not an
+    exception.
+    """
+
+    def __init__(self, governance: Governance, api_key: str) -> None:
+        self._governance = governance
+        self._api_key = api_key
+
+    def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
+        """Record one turn and return the policies that apply now, with the diff."""
+        return _unwrap(self._governance.record_turn(self._api_key, request))
+
+    def get_conversation(self, session_id: str) -> ConversationSnapshot:
+        """A read-only snapshot of a conversation; renews nothing."""
+        return _unwrap(self._governance.get_conversation(self._api_key, session_id))
+
+    def delete_conversation(self, session_id: str) -> None:
+        """Purge a conversation's state; deleting an absent one succeeds."""
+        self._governance.delete_conversation(self._api_key, session_id)
+
+    def pre_inference(self, request: PreInferenceRequest | Mapping[str, Any]) -> PreInferenceResponse:
+        """The legacy single-shot call: applicable policies for one prompt."""
+        return _unwrap(self._governance.pre_inference(self._api_key, request))
+
+
+def _unwrap(result: Result[M]) -> M:
+    assert result.model is not None
+    return result.model
+
+
+def _conversation_key(tenant: str, session_id: str) -> str:
+    return f"conv:{tenant}:{session_id}"
+
+
+def _check_session_id(session_id: str) -> str:
+    # The same rule as a body's sessionId, for ids that arrive in a path.
+    return validate_request(TurnRequest, {"sessionId": session_id, "turn": {"role": "user", "content": ""}}).session_id
+
+
+def _applicable(policies: Sequence[PolicyDocument]) -> list[ApplicablePolicy]:
+    return [policy.applicable for policy in policies]
+
+
+def _binding_event(record: BindingRecord) -> BindingEvent:
+    return BindingEvent(
+        turn_index=record.turn_index, policy_id=record.policy_id, event=record.event, ts=record.ts
+    )

@@ -1,0 +1,379 @@
+"""Pydantic models of every request, response and resource of the interface specification.
+
+Python code uses snake_case attributes; the wire uses camelCase. Request models are strict:
+unknown fields are refused, a value of the wrong JSON type is refused rather than coerced
+(``"100"`` is not 100) and non-finite numbers are refused (library contract §3). Response
+models carry exactly the fields the specification lists, no more, so
+``model_dump(mode="json", by_alias=True)`` is the wire body.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_serializer,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "ApplicablePolicy",
+    "BindingEvent",
+    "ConversationSnapshot",
+    "EndUserContext",
+    "FinalizeOutputRequest",
+    "HistoryEntry",
+    "OutputViolation",
+    "PostInferenceRequest",
+    "PostInferenceResponse",
+    "PreInferenceRequest",
+    "PreInferenceResponse",
+    "StreamCheckRequest",
+    "StreamCheckResponse",
+    "StreamViolation",
+    "ToolCallDecision",
+    "ToolCallRequest",
+    "Turn",
+    "TurnDiff",
+    "TurnRequest",
+    "TurnResponse",
+    "Violation",
+]
+
+Enforcement = Literal["fix", "warning", "audit"]
+BindingEventKind = Literal["binding_started", "binding_released"]
+
+MIN_TOKEN_BUDGET = 50
+MAX_TOKEN_BUDGET = 4000
+DEFAULT_TOKEN_BUDGET = 600
+MIN_TTL_SECONDS = 300
+MAX_TTL_SECONDS = 604_800
+MAX_ID_LENGTH = 256
+
+
+def _check_text(value: str) -> str:
+    """Refuse unpaired surrogates: they cannot be encoded, stored or echoed as UTF-8."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("contains an unpaired surrogate (not valid Unicode text)") from None
+    return value
+
+
+def _refuse_non_finite(value: Any, path: str = "") -> Any:
+    """Refuse NaN, infinities and invalid text anywhere inside a free-form JSON value."""
+    where = f" at {path}" if path else ""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"non-finite number{where} is not valid JSON")
+    if isinstance(value, str):
+        try:
+            _check_text(value)
+        except ValueError as exc:
+            raise ValueError(f"text{where} {exc}") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(key, path)
+            _refuse_non_finite(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_non_finite(item, f"{path}[{index}]")
+    return value
+
+
+def _refuse_control_characters(value: str) -> str:
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        raise ValueError("must not contain control characters")
+    return _check_text(value)
+
+
+Text = Annotated[str, AfterValidator(_check_text)]
+"""Any Unicode text that can be encoded as UTF-8."""
+
+
+Identifier = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ID_LENGTH),
+    AfterValidator(_refuse_control_characters),
+]
+"""A caller-chosen identifier (session id, idempotency key): 1 to 256 printable characters."""
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(_refuse_non_finite)]
+"""A free-form JSON object (tool arguments, attributes, context)."""
+
+
+class _WireModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+    )
+
+
+# --- resources ----------------------------------------------------------------------------
+
+
+class ApplicablePolicy(_WireModel):
+    """A policy as the API shows it (specification §2.2)."""
+
+    id: str
+    title: str
+    summary: str
+    severity: float
+    enforcement: Enforcement
+    citation_ref: str
+    tags: list[str]
+
+    @field_serializer("severity")
+    def _serialize_severity(self, severity: float) -> float | int:
+        # Integral severities go out as integers, as policy authors write them.
+        return int(severity) if float(severity).is_integer() else severity
+
+
+class BindingEvent(_WireModel):
+    """A start or release of a policy's binding in a conversation (specification §2.3)."""
+
+    turn_index: int
+    policy_id: str
+    event: BindingEventKind
+    ts: str
+
+
+class Violation(_WireModel):
+    """A violation as tool-call checks report it (specification §2.4)."""
+
+    policy_id: str
+    matched_text: str
+    explanation: str
+    severity: float
+    confidence: float
+    enforcement_type: Enforcement
+
+    @field_serializer("severity")
+    def _serialize_severity(self, severity: float) -> float | int:
+        return int(severity) if float(severity).is_integer() else severity
+
+
+class OutputViolation(Violation):
+    """A violation of a post-inference check: with its replacement text."""
+
+    enforcement_text: str
+
+
+class StreamViolation(OutputViolation):
+    """A violation of a streaming check: with its zero-based offset into ``fullText``."""
+
+    offset: int
+
+
+# --- conversation turn ------------------------------------------------------------------
+
+
+def _refuse_system_role(value: Any) -> Any:
+    if value == "system":
+        raise ValueError("role 'system' is not accepted; use user, assistant or tool")
+    return value
+
+
+Role = Annotated[Literal["user", "assistant", "tool"], BeforeValidator(_refuse_system_role)]
+
+
+class Turn(_WireModel):
+    """The turn being recorded."""
+
+    role: Role
+    content: Text
+
+
+class HistoryEntry(_WireModel):
+    """One earlier turn in ``priorHistory``: ``{role, content}``."""
+
+    role: Role
+    content: Text
+
+
+AttributeScalar = str | int | float | bool | None
+
+
+class EndUserContext(_WireModel):
+    """Who the end user is: opaque attributes matched against ``appliesWhen``; never stored."""
+
+    attributes: (
+        Annotated[dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(
+            _refuse_non_finite
+        )]
+        | None
+    ) = None
+
+
+TokenBudget = Annotated[int, Field(ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)]
+TtlSeconds = Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)]
+AreaIds = Annotated[list[Annotated[Text, Field(min_length=1)]], Field(max_length=100)]
+
+
+class TurnRequest(_WireModel):
+    """``POST /governance/conversation/turn`` (specification §4.1)."""
+
+    session_id: Identifier
+    turn: Turn
+    recent_context: Annotated[list[Text], Field(max_length=50)] | None = None
+    prior_history: Annotated[list[HistoryEntry], Field(max_length=1000)] | None = None
+    end_user_context: EndUserContext | None = None
+    policy_area_ids: AreaIds | None = None
+    token_budget: TokenBudget = DEFAULT_TOKEN_BUDGET
+    idempotency_key: Identifier | None = None
+    check_output: bool = False
+    ttl_seconds: TtlSeconds | None = None
+
+    @model_validator(mode="after")
+    def _check_output_needs_assistant(self) -> TurnRequest:
+        if self.check_output and self.turn.role != "assistant":
+            raise ValueError("checkOutput is valid only when turn.role is 'assistant'")
+        return self
+
+
+class TurnDiff(_WireModel):
+    """What changed at a turn (specification §3)."""
+
+    newly_applicable: list[ApplicablePolicy]
+    newly_released: list[ApplicablePolicy]
+    still_active: list[ApplicablePolicy]
+    binding_events: list[BindingEvent]
+
+
+class PostInferenceResponse(_WireModel):
+    """Verdict on a finished output (specification §4.6); also the finalize response."""
+
+    safe: bool
+    risk_score: float
+    violations: list[OutputViolation]
+    suggested_redaction: str
+    policy_citations: list[str]
+    trace_id: str
+
+
+class TurnResponse(_WireModel):
+    """Response of the turn endpoint (specification §4.1)."""
+
+    session_id: str
+    turn_index: int
+    diff: TurnDiff
+    active_policies: list[ApplicablePolicy]
+    injection_block: str
+    token_estimate: int
+    post_inference_check: PostInferenceResponse | None
+    trace_id: str | None
+
+
+class ConversationSnapshot(_WireModel):
+    """``GET /governance/conversation/{sessionId}`` (specification §4.2)."""
+
+    session_id: str
+    turn_count: int
+    active_policies: list[ApplicablePolicy]
+    injection_block: str
+    binding_log: list[BindingEvent]
+    updated_at: str
+
+
+# --- legacy pre-inference ---------------------------------------------------------------
+
+
+RecentMessage = Text | HistoryEntry
+
+
+class PreInferenceRequest(_WireModel):
+    """``POST /governance/pre-inference`` (specification §4.5).
+
+    ``recentMessages`` items are strings or ``{role, content}`` objects (the specification does
+    not show their shape; see docs/decisions/pre-inference.md).
+    """
+
+    session_id: Identifier
+    prompt: Text
+    recent_messages: Annotated[list[RecentMessage], Field(max_length=50)] | None = None
+    context: JsonObject | None = None
+    end_user_context: EndUserContext | None = None
+    policy_area_ids: AreaIds | None = None
+    token_budget: TokenBudget = DEFAULT_TOKEN_BUDGET
+    is_update: bool = False
+
+
+class PreInferenceResponse(_WireModel):
+    """Response of the legacy pre-inference call (specification §4.5)."""
+
+    session_id: str
+    cache_hit: bool
+    applicable_policies: list[ApplicablePolicy]
+    injection_block: str
+    rationale_required: bool
+    token_estimate: int
+    trace_id: str | None
+
+
+# --- checks -----------------------------------------------------------------------------
+
+
+class ToolCallRequest(_WireModel):
+    """``POST /governance/check-tool-call`` (specification §4.4)."""
+
+    session_id: Identifier
+    tool_name: Annotated[Text, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+    arguments: JsonObject
+    intent: Literal["proposed"] = "proposed"
+
+
+class ToolCallDecision(_WireModel):
+    """Response of the tool-call gate (specification §4.4)."""
+
+    allow: bool
+    risk_score: float
+    violations: list[Violation]
+    suggested_arguments: dict[str, Any] | None
+    trace_id: str | None
+
+
+class PostInferenceRequest(_WireModel):
+    """``POST /governance/post-inference`` (specification §4.6)."""
+
+    output: Text
+    session_id: Identifier
+    prompt: Text | None = None
+    surface: Text | None = None
+    policy_area_ids: AreaIds | None = None
+    trace_id: Identifier | None = None
+
+
+class StreamCheckRequest(_WireModel):
+    """``POST /governance/check-output/stream`` (specification §4.7)."""
+
+    session_id: Identifier
+    full_text: Text
+    last_checked_offset: Annotated[int, Field(ge=0)] = 0
+    is_final: bool = False
+
+
+class FinalizeOutputRequest(StreamCheckRequest):
+    """``POST /governance/check-output/finalize`` (specification §4.8): the stream shape."""
+
+
+class StreamCheckResponse(_WireModel):
+    """Response of one streaming check (specification §4.7)."""
+
+    session_id: str
+    new_violations: list[StreamViolation]
+    watermark: int
+    is_complete: bool
+    risk_score: float
+    trace_id: str

@@ -1,0 +1,269 @@
+"""The policy document format (library contract §2) and the compiled policy set of a tenant."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Annotated, Any, Literal
+
+import re2
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+from govcore.models import ApplicablePolicy, Enforcement
+
+__all__ = [
+    "PII_KINDS",
+    "DetectRule",
+    "PolicyDocument",
+    "PolicySet",
+    "ToolRule",
+    "compile_regex",
+]
+
+PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
+PII_KINDS: tuple[str, ...] = PiiKind.__args__
+
+DEFAULT_RULE_CONFIDENCE = 0.9
+
+# A dotted argument path: names separated by dots, each optionally followed by [*] or [n].
+_ARGUMENT_PATH = re.compile(r"^[^.\[\]]+(\[(\*|\d+)\])*(\.[^.\[\]]+(\[(\*|\d+)\])*)*$")
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr
+
+
+def compile_regex(pattern: str) -> Any:
+    """Compile a policy author's pattern with RE2 (linear-time matching whatever the pattern).
+
+    Raises:
+        ValueError: the pattern is not valid RE2 syntax.
+    """
+    try:
+        return re2.compile(pattern, options=_RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise ValueError(f"regex does not compile (RE2 syntax): {reason}") from None
+
+
+class _DocumentModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=False,
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+        frozen=True,
+    )
+
+
+Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+Scalar = str | int | float | bool | None
+
+
+class DetectRule(_DocumentModel):
+    """What counts as a violation: exactly one of ``regex``, ``terms`` or ``pii``."""
+
+    regex: Annotated[str, Field(min_length=1)] | None = None
+    terms: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+    pii: PiiKind | None = None
+    confidence: Confidence = DEFAULT_RULE_CONFIDENCE
+    replacement: str | None = None
+    explanation: str | None = None
+
+    @field_validator("regex")
+    @classmethod
+    def _regex_compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            compile_regex(pattern)
+        return pattern
+
+    @field_validator("terms")
+    @classmethod
+    def _terms_have_words(cls, terms: list[str] | None) -> list[str] | None:
+        if terms is not None and any(not term.strip() for term in terms):
+            raise ValueError("terms must not be blank")
+        return terms
+
+    @model_validator(mode="after")
+    def _exactly_one_kind(self) -> DetectRule:
+        kinds = [k for k in ("regex", "terms", "pii") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            found = ", ".join(kinds) if kinds else "none"
+            raise ValueError(f"a detect rule needs exactly one of regex, terms, pii (found {found})")
+        return self
+
+
+class ToolRule(_DocumentModel):
+    """A constraint on tool calls: ``deny: true``, or ``argument`` with checks on its value."""
+
+    tool: Annotated[str, Field(min_length=1)]
+    deny: bool | None = None
+    argument: str | None = None
+    max: float | None = None
+    min: float | None = None
+    one_of: Annotated[list[Scalar], Field(min_length=1)] | None = None
+    detect: list[DetectRule] | None = None
+    confidence: Confidence = DEFAULT_RULE_CONFIDENCE
+    explanation: str | None = None
+
+    @field_validator("argument")
+    @classmethod
+    def _argument_is_a_path(cls, path: str | None) -> str | None:
+        if path is not None and not _ARGUMENT_PATH.match(path):
+            raise ValueError(f"{path!r} is not a dotted argument path such as 'items[*].amount'")
+        return path
+
+    @model_validator(mode="after")
+    def _deny_or_argument(self) -> ToolRule:
+        checks = [k for k in ("max", "min", "one_of", "detect") if getattr(self, k) is not None]
+        if self.deny is not None and not self.deny:
+            raise ValueError("deny, when given, must be true")
+        if self.deny and self.argument is not None:
+            raise ValueError("a tool rule has either deny: true or argument, not both")
+        if self.deny and checks:
+            raise ValueError("deny: true takes no max, min, oneOf or detect")
+        if not self.deny and self.argument is None:
+            raise ValueError("a tool rule needs deny: true or an argument")
+        if self.argument is not None and not checks:
+            raise ValueError("an argument rule needs at least one of max, min, oneOf, detect")
+        if self.max is not None and self.min is not None and self.min > self.max:
+            raise ValueError("min is greater than max")
+        return self
+
+
+class PolicyDocument(_DocumentModel):
+    """One written policy, as a policy author writes it (library contract §2).
+
+    ``examples`` is govcore's own addition: phrasings of end-user messages the policy is about,
+    indexed for retrieval only (see docs/retrieval.md).
+    """
+
+    id: Annotated[str, Field(min_length=1, max_length=256)]
+    title: Annotated[str, Field(min_length=1)]
+    summary: str
+    text: str = ""
+    severity: Annotated[float, Field(ge=0.0, le=10.0)]
+    enforcement: Enforcement
+    citation_ref: Annotated[str, Field(min_length=1)]
+    tags: list[str] = Field(default_factory=list)
+    area: Annotated[str, Field(min_length=1)] | None = None
+    always_on: bool = False
+    applies_when: dict[str, Scalar | list[Scalar]] | None = None
+    examples: list[str] = Field(default_factory=list)
+    detect: list[DetectRule] = Field(default_factory=list)
+    tools: list[ToolRule] = Field(default_factory=list)
+
+    @field_validator("severity")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("severity must be a finite number")
+        return value
+
+    @cached_property
+    def applicable(self) -> ApplicablePolicy:
+        """This policy as the API shows it."""
+        return ApplicablePolicy(
+            id=self.id,
+            title=self.title,
+            summary=self.summary,
+            severity=self.severity,
+            enforcement=self.enforcement,
+            citation_ref=self.citation_ref,
+            tags=list(self.tags),
+        )
+
+    def applies_to(self, attributes: Mapping[str, Any] | None) -> bool:
+        """Whether ``appliesWhen`` matches the end user's attributes.
+
+        Every entry must match: the attribute is present and equals the value (or one of the
+        values, when a list is given); a list-valued attribute matches when any item does.
+        """
+        if not self.applies_when:
+            return True
+        if not attributes:
+            return False
+        for name, wanted in self.applies_when.items():
+            if name not in attributes:
+                return False
+            allowed = wanted if isinstance(wanted, list) else [wanted]
+            have = attributes[name]
+            values = have if isinstance(have, list) else [have]
+            if not any(_same_value(v, a) for v in values for a in allowed):
+                return False
+        return True
+
+
+def _same_value(left: Any, right: Any) -> bool:
+    # JSON true is not 1: compare types for booleans, values otherwise.
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    return bool(left == right)
+
+
+@dataclass(frozen=True, eq=False)
+class PolicySet:
+    """A tenant's validated policies, in document order, with a content version.
+
+    Everything compiled from a policy set (retrieval index, detectors) is built once per
+    ``version`` and reused by every request.
+    """
+
+    tenant: str
+    policies: tuple[PolicyDocument, ...]
+    version: str = field(init=False)
+    by_id: Mapping[str, PolicyDocument] = field(init=False, repr=False)
+    position: Mapping[str, int] = field(init=False, repr=False)
+    always_on: tuple[int, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        digest = hashlib.sha256()
+        for policy in self.policies:
+            digest.update(policy.model_dump_json(by_alias=True).encode())
+            digest.update(b"\n")
+        object.__setattr__(self, "version", digest.hexdigest()[:16])
+        object.__setattr__(self, "by_id", {p.id: p for p in self.policies})
+        object.__setattr__(self, "position", {p.id: i for i, p in enumerate(self.policies)})
+        object.__setattr__(
+            self, "always_on", tuple(i for i, p in enumerate(self.policies) if p.always_on)
+        )
+
+    @classmethod
+    def from_documents(cls, tenant: str, documents: Iterable[Mapping[str, Any]]) -> PolicySet:
+        """Validate raw policy documents (wire field names) into a policy set.
+
+        Raises:
+            pydantic.ValidationError: a document is invalid.
+            ValueError: two documents share an id.
+        """
+        policies = tuple(PolicyDocument.model_validate(doc) for doc in documents)
+        seen: set[str] = set()
+        for policy in policies:
+            if policy.id in seen:
+                raise ValueError(f"duplicate policy id {policy.id!r}")
+            seen.add(policy.id)
+        return cls(tenant, policies)
+
+    def __len__(self) -> int:
+        return len(self.policies)
+
+    def areas(self) -> frozenset[str]:
+        """The area ids the policies name."""
+        return frozenset(p.area for p in self.policies if p.area is not None)
+
+
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def policies_in_order(policy_set: PolicySet, ids: Sequence[str]) -> list[PolicyDocument]:
+    """The policies of ``ids`` that still exist in ``policy_set``, in the given order."""
+    return [policy_set.by_id[i] for i in ids if i in policy_set.by_id]

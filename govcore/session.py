@@ -1,0 +1,228 @@
+"""The sans-I/O conversation core: state in, state and diff out.
+
+:func:`advance_conversation` decides, for one turn, which policies apply, which were released
+and which binding events happened. It reads no clock, store or index: the facade gives it the
+stored state, what retrieval selected, the end user's attributes and the time, and stores what it
+returns. Everything here is deterministic, which the property tests rely on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from govcore.models import BindingEventKind
+from govcore.policy import PolicyDocument, PolicySet
+from govcore.render import render_injection_block
+from govcore.types import TokenCounter
+
+__all__ = [
+    "Binding",
+    "BindingRecord",
+    "ConversationRules",
+    "ConversationState",
+    "TurnOutcome",
+    "advance_conversation",
+    "iso_timestamp",
+    "prioritise",
+]
+
+_STATE_VERSION = 1
+
+
+def iso_timestamp(epoch_seconds: float) -> str:
+    """ISO 8601 in UTC with milliseconds and a ``Z``: ``2026-11-22T03:21:00.000Z``."""
+    moment = datetime.fromtimestamp(epoch_seconds, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A policy applicable in a conversation: since which turn, and when last selected."""
+
+    policy_id: str
+    since_turn: int
+    last_selected_turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class BindingRecord:
+    """A binding event as stored in the conversation's log."""
+
+    turn_index: int
+    policy_id: str
+    event: BindingEventKind
+    ts: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationState:
+    """What govcore keeps of a conversation between turns.
+
+    ``bindings`` are the active policies in the priority order of the last turn.
+    """
+
+    turn_count: int
+    bindings: tuple[Binding, ...]
+    binding_log: tuple[BindingRecord, ...]
+    injection_block: str
+    updated_at: float
+
+    def to_bytes(self) -> bytes:
+        """Compact JSON for the store."""
+        document = {
+            "v": _STATE_VERSION,
+            "turns": self.turn_count,
+            "active": [[b.policy_id, b.since_turn, b.last_selected_turn] for b in self.bindings],
+            "log": [[r.turn_index, r.policy_id, r.event, r.ts] for r in self.binding_log],
+            "block": self.injection_block,
+            "updated": self.updated_at,
+        }
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> ConversationState:
+        """Decode what :meth:`to_bytes` wrote.
+
+        Raises:
+            ValueError: the bytes are not a conversation state of a known version.
+        """
+        document: Any = json.loads(raw)
+        if not isinstance(document, dict) or document.get("v") != _STATE_VERSION:
+            raise ValueError("not a govcore conversation state of a known version")
+        return cls(
+            turn_count=int(document["turns"]),
+            bindings=tuple(Binding(str(p), int(s), int(t)) for p, s, t in document["active"]),
+            binding_log=tuple(
+                BindingRecord(int(i), str(p), e, str(ts)) for i, p, e, ts in document["log"]
+            ),
+            injection_block=str(document["block"]),
+            updated_at=float(document["updated"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRules:
+    """The settings that shape a conversation's policy state."""
+
+    release_after_unselected_turns: int = 3
+    binding_log_limit: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """The result of one turn: the new state and what changed."""
+
+    state: ConversationState
+    turn_index: int
+    active: tuple[PolicyDocument, ...]
+    newly_applicable: tuple[PolicyDocument, ...]
+    newly_released: tuple[PolicyDocument, ...]
+    still_active: tuple[PolicyDocument, ...]
+    events: tuple[BindingRecord, ...]
+    token_estimate: int
+
+
+def prioritise(
+    policies: Sequence[PolicyDocument],
+    relevance: Mapping[str, float],
+    position: Mapping[str, int],
+) -> list[PolicyDocument]:
+    """Most severe first, then most relevant this turn, then document order."""
+    return sorted(
+        policies, key=lambda p: (-p.severity, -relevance.get(p.id, 0.0), position[p.id])
+    )
+
+
+def advance_conversation(
+    state: ConversationState | None,
+    *,
+    policy_set: PolicySet,
+    selected: Mapping[str, float],
+    attributes: Mapping[str, Any] | None,
+    prior_turns: int,
+    now: float,
+    token_budget: int,
+    count_tokens: TokenCounter,
+    rules: ConversationRules,
+) -> TurnOutcome:
+    """Record one turn.
+
+    Args:
+        state: the stored state, or ``None`` for the first call of a session.
+        policy_set: the tenant's policies.
+        selected: the policies retrieval selected at this turn (``alwaysOn`` ones included),
+            already filtered by ``appliesWhen``, with their relevance.
+        attributes: the end user's attributes at this turn (``appliesWhen`` of held policies).
+        prior_turns: how many ``priorHistory`` entries came with the request; they count only
+            on the first call.
+        now: the current epoch time.
+        token_budget: the budget of the injection block.
+        count_tokens: the token estimate.
+        rules: hold-and-release and log settings.
+
+    Returns:
+        The new state and the diff. A policy that is not selected again for
+        ``rules.release_after_unselected_turns`` consecutive turns is released; one whose
+        ``appliesWhen`` no longer matches, or that left the policy set, is released at once.
+    """
+    previous = state.turn_count if state is not None else prior_turns
+    turn_index = previous + 1
+    by_id = policy_set.by_id
+    before = {b.policy_id: b for b in state.bindings} if state is not None else {}
+
+    bindings: dict[str, Binding] = {}
+    released: list[str] = []
+    for policy_id, binding in before.items():
+        policy = by_id.get(policy_id)
+        if policy_id in selected:
+            bindings[policy_id] = Binding(policy_id, binding.since_turn, turn_index)
+        elif (
+            policy is not None
+            and policy.applies_to(attributes)
+            and turn_index - binding.last_selected_turn < rules.release_after_unselected_turns
+        ):
+            bindings[policy_id] = binding
+        else:
+            released.append(policy_id)
+    started = [pid for pid in selected if pid not in before and pid in by_id]
+    for policy_id in started:
+        bindings[policy_id] = Binding(policy_id, turn_index, turn_index)
+
+    position = policy_set.position
+    active = prioritise([by_id[pid] for pid in bindings], selected, position)
+    newly = [p for p in active if p.id not in before]
+    still = [p for p in active if p.id in before]
+    gone = prioritise([by_id[pid] for pid in released if pid in by_id], {}, position)
+    gone_ids = [p.id for p in gone] + [pid for pid in released if pid not in by_id]
+
+    ts = iso_timestamp(now)
+    events = tuple(
+        [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
+        + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
+    )
+    log = (state.binding_log if state is not None else ()) + events
+    if len(log) > rules.binding_log_limit:
+        log = log[-rules.binding_log_limit :]
+
+    block, estimate = render_injection_block(active, token_budget, count_tokens)
+    new_state = ConversationState(
+        turn_count=turn_index,
+        bindings=tuple(bindings[p.id] for p in active),
+        binding_log=log,
+        injection_block=block,
+        updated_at=now,
+    )
+    return TurnOutcome(
+        state=new_state,
+        turn_index=turn_index,
+        active=tuple(active),
+        newly_applicable=tuple(newly),
+        newly_released=tuple(gone),
+        still_active=tuple(still),
+        events=events,
+        token_estimate=estimate,
+    )
