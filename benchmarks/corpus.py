@@ -578,18 +578,102 @@ _EMAIL_DOMAINS = _split(
 
 # Function words and boilerplate tokens excluded from tags.
 _STOP_TAGS = frozenset(
-    """a an and the of to in on for by with at or as is be are from into per it its this that
-    their your our not no""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "by",
+        "with",
+        "at",
+        "or",
+        "as",
+        "is",
+        "be",
+        "are",
+        "from",
+        "into",
+        "per",
+        "it",
+        "its",
+        "this",
+        "that",
+        "their",
+        "your",
+        "our",
+        "not",
+        "no",
+    ]
 )
 
 
 def _coined_names(count: int, seed: int) -> list[str]:
     """Pronounceable invented names (vendors, systems) forming a long tail of proper nouns."""
-    onsets = (
-        "b br c ch cl d dr f fl g gr h j k kr l m n p pr qu r s sh st t th tr v w z".split()
-    )
-    vowels = "a e i o u a e o ae ia ei ou".split()
-    codas = "_ n r l s m x nd rt st ck ll v ne ra va lin ton well mere by stead vik wood".split()
+    onsets = [
+        "b",
+        "br",
+        "c",
+        "ch",
+        "cl",
+        "d",
+        "dr",
+        "f",
+        "fl",
+        "g",
+        "gr",
+        "h",
+        "j",
+        "k",
+        "kr",
+        "l",
+        "m",
+        "n",
+        "p",
+        "pr",
+        "qu",
+        "r",
+        "s",
+        "sh",
+        "st",
+        "t",
+        "th",
+        "tr",
+        "v",
+        "w",
+        "z",
+    ]
+    vowels = ["a", "e", "i", "o", "u", "a", "e", "o", "ae", "ia", "ei", "ou"]
+    codas = [
+        "_",
+        "n",
+        "r",
+        "l",
+        "s",
+        "m",
+        "x",
+        "nd",
+        "rt",
+        "st",
+        "ck",
+        "ll",
+        "v",
+        "ne",
+        "ra",
+        "va",
+        "lin",
+        "ton",
+        "well",
+        "mere",
+        "by",
+        "stead",
+        "vik",
+        "wood",
+    ]
     rng = random.Random(seed)
     seen: dict[str, None] = {}
     while len(seen) < count:
@@ -629,22 +713,6 @@ def _people(count: int, seed: int) -> tuple[str, ...]:
 _PEOPLE = _people(1500, seed=0x9E0)
 
 
-def _money() -> tuple[tuple[str, ...], tuple[float, ...]]:
-    """Money amounts with currency prefixes, and their sampling weights."""
-    amounts = _split(
-        """100, 50, 500, 250, 1;000, 25, 200, 1;500, 75, 2;500, 5;000, 10, 150, 20, 300,
-        10;000, 750, 49.99, 2;000, 25;000, 19.99, 99.99, 50;000, 4.95, 129.00, 15, 35, 400"""
-    )
-    currencies = (("$", 0.6), ("EUR ", 0.2), ("GBP ", 0.2))
-    items: list[str] = []
-    weights: list[float] = []
-    for rank, amount in enumerate(amounts):
-        for prefix, share in currencies:
-            items.append(prefix + amount.replace(";", ","))
-            weights.append(share / (rank + 1) ** 0.8)
-    return tuple(items), tuple(weights)
-
-
 _DAYS = tuple(f"{n} days" for n in (30, 14, 7, 90, 60, 5, 10, 3, 45, 180, 365, 21, 2, 120)) + (
     "five business days",
     "ten working days",
@@ -667,48 +735,74 @@ _COUNTS = _split("two, three, five, four, ten, six, 2, 3, 5, 10, seven, twelve, 
 
 
 # --------------------------------------------------------------------------------------------
-# Weighted pools and a buffered sampler.
+# Sampling tables. Each pool is expanded into a table of 2**14 entries in which every item
+# appears in proportion to its weight (at least once), so a weighted draw is a single
+# ``table[rng.getrandbits(14)]``.
 # --------------------------------------------------------------------------------------------
 
-_Pool = tuple[tuple[str, ...], tuple[float, ...]]  # (items, cumulative weights)
+_BITS = 14
+_TABLE_SIZE = 1 << _BITS
+
+_Table = tuple[str, ...]
 
 
-def _zipf_pool(items: Sequence[str], exponent: float = 1.0) -> _Pool:
-    """Items with cumulative weights proportional to 1 / rank ** exponent."""
-    weights = [1.0 / (rank + 1) ** exponent for rank in range(len(items))]
-    return tuple(items), tuple(itertools.accumulate(weights))
+def _weighted_table(items: Sequence[str], weights: Sequence[float]) -> _Table:
+    """A lookup table of ``_TABLE_SIZE`` entries with ``items`` in proportion to ``weights``."""
+    total = sum(weights)
+    counts = [max(1, int(w / total * _TABLE_SIZE)) for w in weights]
+    counts[0] += _TABLE_SIZE - sum(counts)  # the most common item absorbs rounding
+    if counts[0] < 1:
+        raise ValueError("pool too large for its lookup table")
+    return tuple(item for item, n in zip(items, counts) for _ in range(n))
 
 
-def _weighted_pool(items: Sequence[str], weights: Sequence[float]) -> _Pool:
-    return tuple(items), tuple(itertools.accumulate(weights))
+def _zipf_table(items: Sequence[str], exponent: float = 1.0) -> _Table:
+    """A lookup table with weights proportional to ``1 / rank ** exponent``."""
+    return _weighted_table(items, [1.0 / (rank + 1) ** exponent for rank in range(len(items))])
 
 
-_POOLS: dict[str, _Pool] = {
-    "S": _zipf_pool(_SHARED_NOUNS, 0.9),
-    "R": _zipf_pool(_ROLES, 0.8),
-    "V": _zipf_pool([v[0] for v in _VERBS], 0.8),
-    "VP": _zipf_pool([v[1] for v in _VERBS], 0.8),
-    "VG": _zipf_pool([v[2] for v in _VERBS], 0.8),
-    "J": _zipf_pool(_ADJECTIVES, 0.7),
-    "G": _zipf_pool(_SEGMENTS, 0.6),
-    "REGION": _zipf_pool(_REGIONS, 0.6),
-    "QUAL": _zipf_pool(_QUALIFIERS, 0.5),
-    "HEAD": _zipf_pool(_HEADINGS, 0.5),
-    "D": _zipf_pool(_DAYS, 0.9),
-    "H": _zipf_pool(_HOURS, 0.9),
-    "M": _weighted_pool(*_money()),
-    "PCT": _zipf_pool(_PERCENTS, 0.8),
-    "N": _zipf_pool(_COUNTS, 0.8),
-    "SYS": _zipf_pool(_SYSTEM_NAMES, 1.0),
-    "ORG": _zipf_pool(_ORG_NAMES, 1.0),
-    "PER": _zipf_pool(_PEOPLE, 0.9),
-    "FIRST": _zipf_pool(_FIRST_NAMES, 0.5),
-    "CITY": _zipf_pool(_CITIES, 0.8),
-    "PROD": _zipf_pool(_PRODUCTS, 0.7),
-    "AREA": _weighted_pool(AREAS, _AREA_WEIGHTS),
+def _money() -> tuple[list[str], list[float]]:
+    """Money amounts with currency prefixes, and their weights."""
+    amounts = _split(
+        """100, 50, 500, 250, 1;000, 25, 200, 1;500, 75, 2;500, 5;000, 10, 150, 20, 300,
+        10;000, 750, 49.99, 2;000, 25;000, 19.99, 99.99, 50;000, 4.95, 129.00, 15, 35, 400"""
+    )
+    currencies = (("$", 0.6), ("EUR ", 0.2), ("GBP ", 0.2))
+    items: list[str] = []
+    weights: list[float] = []
+    for rank, amount in enumerate(amounts):
+        for prefix, share in currencies:
+            items.append(prefix + amount.replace(";", ","))
+            weights.append(share / (rank + 1) ** 0.8)
+    return items, weights
+
+
+_TABLES: dict[str, _Table] = {
+    "S": _zipf_table(_SHARED_NOUNS, 0.9),
+    "R": _zipf_table(_ROLES, 0.8),
+    "V": _zipf_table([v[0] for v in _VERBS], 0.8),
+    "VP": _zipf_table([v[1] for v in _VERBS], 0.8),
+    "VG": _zipf_table([v[2] for v in _VERBS], 0.8),
+    "J": _zipf_table(_ADJECTIVES, 0.7),
+    "G": _zipf_table(_SEGMENTS, 0.6),
+    "REGION": _zipf_table(_REGIONS, 0.6),
+    "QUAL": _zipf_table(_QUALIFIERS, 0.5),
+    "HEAD": _zipf_table(_HEADINGS, 0.5),
+    "D": _zipf_table(_DAYS, 0.9),
+    "H": _zipf_table(_HOURS, 0.9),
+    "M": _weighted_table(*_money()),
+    "PCT": _zipf_table(_PERCENTS, 0.8),
+    "N": _zipf_table(_COUNTS, 0.8),
+    "SYS": _zipf_table(_SYSTEM_NAMES, 1.0),
+    "ORG": _zipf_table(_ORG_NAMES, 1.0),
+    "PER": _zipf_table(_PEOPLE, 0.9),
+    "FIRST": _zipf_table(_FIRST_NAMES, 0.5),
+    "CITY": _zipf_table(_CITIES, 0.8),
+    "PROD": _zipf_table(_PRODUCTS, 0.7),
+    "AREA": _weighted_table(AREAS, _AREA_WEIGHTS),
 }
 for _area, _terms in _AREA_TERMS.items():
-    _POOLS["area:" + _area] = _zipf_pool(_terms, 0.9)
+    _TABLES["area:" + _area] = _zipf_table(_terms, 0.9)
 
 
 def _digits(rng: random.Random, n: int) -> str:
@@ -729,29 +823,12 @@ _GENERATED: dict[str, Callable[[random.Random], str]] = {
 }
 
 
-class _Sampler:
-    """Draws pool items in chunks: one ``rng.choices(k=chunk)`` call serves many slots.
-
-    ``buffers`` maps each pool key to a list of pre-drawn items that is consumed from the end;
-    hot loops pop from it directly and call :meth:`draw` only when it is empty.
-    """
-
-    __slots__ = ("rng", "buffers", "_chunk")
-
-    def __init__(self, rng: random.Random, chunk: int) -> None:
-        self.rng = rng
-        self._chunk = chunk
-        self.buffers: dict[str, list[str]] = {key: [] for key in _POOLS}
-
-    def draw(self, key: str) -> str:
-        """One item of pool ``key`` (or of a generated slot such as ``ORDER``)."""
-        buffer = self.buffers.get(key)
-        if buffer is None:
-            return _GENERATED[key](self.rng)
-        if not buffer:
-            items, cumulative = _POOLS[key]
-            buffer.extend(self.rng.choices(items, cum_weights=cumulative, k=self._chunk))
-        return buffer.pop()
+def _draw(rng: random.Random, key: str) -> str:
+    """One weighted draw from table ``key``, or a generated value such as an order number."""
+    table = _TABLES.get(key)
+    if table is None:
+        return _GENERATED[key](rng)
+    return table[rng.getrandbits(_BITS)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -761,19 +838,60 @@ class _Sampler:
 _SLOT_RE = re.compile(r"\{([A-Z]+)\}")
 
 
-class _Template:
-    """A sentence template compiled to a positional format string and its slot keys."""
+_Source = _Table | str
 
-    __slots__ = ("fmt", "slots", "capitalise")
+# Typical lengths of slot values, used to estimate a sentence's length before rendering it.
+_MEAN_AREA_TERM = sum(len(term) for area in AREAS for term in _TABLES["area:" + area]) / (
+    len(AREAS) * _TABLE_SIZE
+)
+_GENERATED_LENGTHS = {"ORDER": 12, "TKT": 10, "RMA": 11, "DATE": 14, "MIN": 2}
+
+
+class _Template:
+    """A sentence template compiled to an auto-numbered format string and its slot sources.
+
+    A source is the lookup table of a pool slot, or the slot key itself for ``A`` (the
+    caller's topic table) and for generated slots such as ``ORDER``. Because the fields are
+    auto-numbered (``{}``), format strings of several templates can be concatenated and filled
+    in one call with their sources concatenated in the same order.
+    """
+
+    __slots__ = ("capitalise", "fmt", "mean_length", "sources")
 
     def __init__(self, text: str) -> None:
-        self.slots: tuple[str, ...] = tuple(_SLOT_RE.findall(text))
-        counter = itertools.count()
-        self.fmt = _SLOT_RE.sub(lambda _m: "{" + str(next(counter)) + "}", text)
-        self.capitalise = text.startswith("{")
-        for key in self.slots:
-            if key not in _POOLS and key not in _GENERATED and key != "A":
+        keys = _SLOT_RE.findall(text)
+        for key in keys:
+            if key not in _TABLES and key not in _GENERATED and key != "A":
                 raise KeyError(f"unknown slot {key!r} in template {text!r}")
+        self.sources: tuple[_Source, ...] = tuple(_TABLES.get(key, key) for key in keys)
+        self.fmt = _SLOT_RE.sub("{}", text.replace("{{", "(").replace("}}", ")"))
+        self.capitalise = text.startswith("{")
+        self.mean_length = len(self.fmt) - 2 * len(keys) + sum(map(_mean_length, keys))
+
+
+def _mean_length(key: str) -> float:
+    """The expected length of a value of slot ``key``."""
+    if key == "A":
+        return _MEAN_AREA_TERM
+    table = _TABLES.get(key)
+    if table is None:
+        return _GENERATED_LENGTHS.get(key, 8)
+    return sum(map(len, table)) / len(table)
+
+
+def _fill(
+    sources: Sequence[_Source], rng: random.Random, topic: Sequence[str], bits: int
+) -> list[str]:
+    """Values for ``sources``; ``A`` slots draw from ``topic`` (``2 ** bits`` entries)."""
+    draw = rng.getrandbits
+    return [
+        source[draw(_BITS)]
+        if isinstance(source, tuple)
+        else topic[draw(bits)]
+        if source == "A"
+        else _GENERATED[source](rng)
+        for source in sources
+    ]
 
 
 def _templates(block: str) -> tuple[_Template, ...]:
@@ -791,7 +909,7 @@ _BODY = _templates(
     Requests for {A} that arrive more than {D} after the original {S} are normally declined unless the {R} approves an exception.
     Agents must not promise {A} or {A} to a customer without written confirmation from the {R}.
     If the {A} cannot be {VP}, the case is escalated to the {R} and the customer is told within {H}.
-    {J} {A} cases make up roughly {PCT} of volume and are reviewed weekly by the {R}.
+    Cases involving {J} {A} make up roughly {PCT} of volume and are reviewed weekly by the {R}.
     Exceptions for {G} require sign-off from the {R} and a short note explaining the {A}.
     Every {J} {S} linked to {A} must be {VP} and kept for at least {D}.
     The {A} limit is {M} per {S}; anything above that goes to the {R}.
@@ -811,7 +929,7 @@ _BODY = _templates(
     The {S} team publishes updated guidance on {A} every quarter.
     Do not disclose internal {A} criteria or {S} thresholds to customers.
     If a customer disputes the {A}, acknowledge the complaint within {H} and open a case in {SYS}.
-    {A} and {A} are treated as {J} matters and must be {VP} by a second reviewer.
+    Both {A} and {A} are treated as {J} matters and must be {VP} by a second reviewer.
     Automated checks in {SYS} flag any {A} that looks {J}, and flagged items must be {VP} by hand.
     Use the approved template when writing to customers about {A}, and avoid wording that implies {A}.
     Managers should review open {A} cases at least every {D} and close any that are no longer needed.
@@ -828,7 +946,7 @@ _BODY = _templates(
     A fee of {M} or {PCT} of the order value, whichever is lower, may apply to {A}.
     Staff handling {A} for {G} must complete the {S} before the case is closed.
     The {A} must be {VP} against the {S} held in {SYS} and any mismatch reported to the {R}.
-    {PER} owns this section and reviews the {A} guidance every {D}.
+    The {A} guidance is owned by {PER}, who reviews it every {D}.
     """
 )
 
@@ -840,6 +958,10 @@ _OPENINGS = (
     "These rules govern {F} for {G} and should be read together with the guidance on {F2}.",
     "This policy explains who is accountable for {F} {Q} and how decisions are recorded.",
 )
+
+_HEADING_LENGTH = 2 + _mean_length("HEAD")
+if any(template.capitalise for template in _BODY):
+    raise ValueError("policy body templates must not start with a slot")
 
 _SUMMARIES = (
     "Explains how staff handle {F} {Q} for {G}.",
@@ -925,35 +1047,33 @@ _CHITCHAT = _templates(
 # --------------------------------------------------------------------------------------------
 
 
-def _render(
-    template: _Template,
-    sampler: _Sampler,
-    area_key: str,
-    alt_key: str,
-    focus: Sequence[str],
-    p_focus: float,
-) -> str:
-    """Fill a template. ``A`` slots take a focus term with probability ``p_focus``, a term of the
-    secondary area with probability 0.08, and otherwise a term of the primary area."""
-    args: list[str] = []
-    append = args.append
-    random_ = sampler.rng.random
-    buffers = sampler.buffers
-    n_focus = len(focus)
-    p_alt = p_focus + 0.08
-    for key in template.slots:
-        if key == "A":
-            r = random_()
-            if r < p_focus:
-                append(focus[int(r / p_focus * n_focus)])
-                continue
-            key = alt_key if r < p_alt else area_key
-        buffer = buffers.get(key)
-        append(buffer.pop() if buffer else sampler.draw(key))
-    text = template.fmt.format(*args)
+def _render(template: _Template, rng: random.Random, topic: Sequence[str], topic_bits: int) -> str:
+    """Fill one template; ``A`` slots draw from ``topic`` (``2 ** topic_bits`` entries)."""
+    text = template.fmt.format(*_fill(template.sources, rng, topic, topic_bits))
     if template.capitalise:
         text = text[0].upper() + text[1:]
     return text
+
+
+def _topic_table(
+    rng: random.Random, area: str, alt_area: str, focus: Sequence[str], bits: int
+) -> list[str]:
+    """What the ``A`` slots of one document draw from: ``2 ** bits`` entries, 28% the
+    document's focus terms, 8% terms of a secondary area, the rest terms of its area.
+
+    Pre-drawing the area terms per document also makes them bursty (a term used once in a
+    document tends to recur), as in real text.
+    """
+    size = 1 << bits
+    n_focus = round(size * 0.28) if focus else 0
+    n_alt = max(1, round(size * 0.08))
+    draw = rng.getrandbits
+    area_table = _TABLES["area:" + area]
+    alt_table = _TABLES["area:" + alt_area]
+    table = [focus[i % len(focus)] for i in range(n_focus)]
+    table += [alt_table[draw(_BITS)] for _ in range(n_alt)]
+    table += [area_table[draw(_BITS)] for _ in range(size - n_focus - n_alt)]
+    return table
 
 
 def _pick(rng: random.Random, items: Sequence[str]) -> str:
@@ -1028,43 +1148,44 @@ def _enforcement(rng: random.Random, severity: float) -> str:
 
 
 def _policy_text(
-    sampler: _Sampler,
-    opening: str,
-    area_key: str,
-    alt_key: str,
-    focus: Sequence[str],
-    text_bytes: int,
+    rng: random.Random, opening: str, topic: Sequence[str], topic_bits: int, text_bytes: int
 ) -> str:
-    """Paragraphs of template sentences totalling about ``text_bytes`` characters."""
-    rng = sampler.rng
-    paragraphs: list[str] = []
-    sentences = [opening]
-    total = len(opening)
+    """Paragraphs of template sentences totalling about ``text_bytes`` characters.
+
+    Sentences are chosen by their estimated length, then the whole text is filled with one
+    ``str.format`` call over the concatenated templates, which is much faster than rendering
+    sentence by sentence.
+    """
+    pieces = [opening.replace("{", "{{").replace("}", "}}")]
+    sources: list[_Source] = []
+    total = float(len(opening))
+    in_paragraph = 1
     room = 2 + int(rng.random() * 4)
     n_body = len(_BODY)
     while total < text_bytes:
-        sentence = _render(
-            _BODY[int(rng.random() * n_body)], sampler, area_key, alt_key, focus, 0.28
-        )
-        if not sentences:
-            if rng.random() < 0.4:
-                sentence = sampler.draw("HEAD") + ". " + sentence
-            separator = 2 if paragraphs else 0
+        template = _BODY[int(rng.random() * n_body)]
+        heading = False
+        if in_paragraph:
+            separator = " "
+            length = 1 + template.mean_length
         else:
-            separator = 1
-        new_total = total + separator + len(sentence)
+            heading = rng.random() < 0.4
+            separator = "\n\n{}. " if heading else "\n\n"
+            length = 2 + template.mean_length + (_HEADING_LENGTH if heading else 0)
         # Keep the sentence only if it brings the length closer to the target.
-        if new_total > text_bytes and new_total - text_bytes > text_bytes - total:
+        if total + length > text_bytes and total + length - text_bytes > text_bytes - total:
             break
-        total = new_total
-        sentences.append(sentence)
-        if len(sentences) >= room:
-            paragraphs.append(" ".join(sentences))
-            sentences = []
+        total += length
+        pieces.append(separator)
+        pieces.append(template.fmt)
+        if heading:
+            sources.append(_TABLES["HEAD"])
+        sources.extend(template.sources)
+        in_paragraph += 1
+        if in_paragraph >= room:
+            in_paragraph = 0
             room = 2 + int(rng.random() * 4)
-    if sentences:
-        paragraphs.append(" ".join(sentences))
-    return "\n\n".join(paragraphs)
+    return "".join(pieces).format(*_fill(sources, rng, topic, topic_bits))
 
 
 def generate_policies(
@@ -1089,23 +1210,22 @@ def generate_policies(
     if text_bytes <= 0:
         raise ValueError(f"text_bytes must be > 0, got {text_bytes}")
     rng = random.Random(seed)
-    sampler = _Sampler(rng, chunk=2048)
+    topic_bits = max(5, (text_bytes // 35).bit_length())
     id_width = max(5, len(str(count)))
     ref_width = max(4, len(str(count)))
     policies: list[dict[str, object]] = []
     for number in range(1, count + 1):
-        area = sampler.draw("AREA")
-        area_key = "area:" + area
-        alt_key = "area:" + _other_area(rng, area)
+        area = _draw(rng, "AREA")
         focus = _distinct(rng, _AREA_TERMS[area], 3 if rng.random() < 0.4 else 2)
-        qualifier = sampler.draw("QUAL")
+        topic = _topic_table(rng, area, _other_area(rng, area), focus, topic_bits)
+        qualifier = _draw(rng, "QUAL")
 
         scope_roll = rng.random()
         if scope_roll < 0.55:
-            scope = sampler.draw("G")
+            scope = _draw(rng, "G")
             title_scope = " for " + scope
         elif scope_roll < 0.7:
-            scope = "staff in " + sampler.draw("REGION")
+            scope = "staff in " + _draw(rng, "REGION")
             title_scope = " in " + scope[len("staff in ") :]
         else:
             scope = "all customers and staff"
@@ -1116,7 +1236,7 @@ def generate_policies(
         slots = {"F": focus[0], "F2": focus[1], "Q": qualifier, "G": scope}
         summary = _pick(rng, _SUMMARIES).format(**slots)
         opening = _pick(rng, _OPENINGS).format(**slots)
-        text = _policy_text(sampler, opening, area_key, alt_key, focus, text_bytes)
+        text = _policy_text(rng, opening, topic, topic_bits, text_bytes)
 
         severity = _SEVERITIES[bisect.bisect(_SEVERITY_CUM, rng.random() * _SEVERITY_CUM[-1])]
         code, label = _AREA_LABELS[area]
@@ -1147,76 +1267,84 @@ def _email_address(name: str, rng: random.Random) -> str:
     return f"{local}@{rng.choice(_EMAIL_DOMAINS)}"
 
 
-def _order_block(sampler: _Sampler) -> str:
-    rng = sampler.rng
-    lines = [f"Order {sampler.draw('ORDER')} (placed {_date(rng)})"]
+def _order_block(rng: random.Random) -> str:
+    lines = [f"Order {_draw(rng, 'ORDER')} (placed {_date(rng)})"]
     subtotal = 0.0
     for _ in range(rng.randint(1, 4)):
         quantity = rng.choice((1, 1, 1, 2, 3))
         price = rng.choice((4.99, 9.99, 14.5, 19.99, 24.0, 39.99, 59.0, 89.99, 129.0, 249.0))
         subtotal += quantity * price
-        lines.append(f"  {quantity} x {sampler.draw('PROD')} @ ${price:.2f}")
+        lines.append(f"  {quantity} x {_draw(rng, 'PROD')} @ ${price:.2f}")
     shipping = rng.choice((0.0, 3.95, 4.99, 7.5, 12.0))
     lines.append(
         f"Subtotal: ${subtotal:.2f}  Shipping: ${shipping:.2f}  Total: ${subtotal + shipping:.2f}"
     )
     lines.append(
-        f"Deliver to: {sampler.draw('PER')}, {rng.randint(1, 240)} {rng.choice(_STREETS)}, "
-        f"{sampler.draw('CITY')} {_digits(rng, 5)}"
+        f"Deliver to: {_draw(rng, 'PER')}, {rng.randint(1, 240)} {rng.choice(_STREETS)}, "
+        f"{_draw(rng, 'CITY')} {_digits(rng, 5)}"
     )
     if rng.random() < 0.5:
         lines.append(f"Paid with card ending {_digits(rng, 4)}")
     return "\n".join(lines)
 
 
-def _ticket_block(sampler: _Sampler) -> str:
-    rng = sampler.rng
+def _ticket_block(rng: random.Random) -> str:
     status = rng.choice(("open", "pending customer", "escalated", "on hold", "resolved"))
     priority = rng.choice(("low", "normal", "normal", "high", "urgent"))
     return (
-        f"[Ticket {sampler.draw('TKT')} | status: {status} | priority: {priority} | "
-        f"opened {_date(rng)} | assigned to {sampler.draw('FIRST')}]"
+        f"[Ticket {_draw(rng, 'TKT')} | status: {status} | priority: {priority} | "
+        f"opened {_date(rng)} | assigned to {_draw(rng, 'FIRST')}]"
     )
 
 
 class _TurnContext:
-    """What one turn talks about: role, area (None for chit-chat) and its sampler."""
+    """What one turn talks about: its role and, for a topical turn, a topic table.
 
-    __slots__ = ("sampler", "role", "area_key", "alt_key")
+    Templates are dealt from shuffled decks so that one turn does not repeat a sentence.
+    """
 
-    def __init__(self, sampler: _Sampler, role: str, area: str | None) -> None:
-        self.sampler = sampler
-        self.role = role
-        self.area_key = "area:" + area if area else ""
-        self.alt_key = "area:" + _other_area(sampler.rng, area) if area else ""
+    __slots__ = ("_chat", "_source", "_topical", "rng", "topic")
+
+    def __init__(self, rng: random.Random, role: str, area: str | None) -> None:
+        self.rng = rng
+        self.topic: list[str] = []
+        self._source = _AGENT_TOPICAL if role == "agent" else _CUSTOMER_TOPICAL
+        self._topical: list[_Template] = []
+        self._chat: list[_Template] = []
+        if area is not None:
+            self.topic = _topic_table(rng, area, _other_area(rng, area), (), 5)
+
+    def term(self) -> str:
+        """An area term of this turn's topic (the turn must be topical)."""
+        return self.topic[self.rng.getrandbits(5)]
 
     def sentences(self, count: int) -> str:
-        rng = self.sampler.rng
+        """``count`` sentences: mostly on topic for a topical turn, chit-chat otherwise."""
+        rng = self.rng
         out: list[str] = []
         for _ in range(count):
-            if self.area_key and rng.random() < 0.75:
-                pool = _AGENT_TOPICAL if self.role == "agent" else _CUSTOMER_TOPICAL
+            if self.topic and rng.random() < 0.75:
+                deck, source = self._topical, self._source
             else:
-                pool = _CHITCHAT
-            template = pool[int(rng.random() * len(pool))]
-            out.append(_render(template, self.sampler, self.area_key, self.alt_key, (), 0.0))
+                deck, source = self._chat, _CHITCHAT
+            if not deck:
+                deck.extend(source)
+                rng.shuffle(deck)
+            out.append(_render(deck.pop(), rng, self.topic, 5))
         return " ".join(out)
 
 
 def _email_block(ctx: _TurnContext) -> str:
-    sampler = ctx.sampler
-    rng = sampler.rng
-    sender = sampler.draw("PER")
-    subject_words = (
-        sampler.draw(ctx.area_key) if ctx.area_key else rng.choice(("Quick question", "Hello"))
-    )
+    rng = ctx.rng
+    sender = _draw(rng, "PER")
+    subject = ctx.term() if ctx.topic else rng.choice(("Quick question", "Hello", "Following up"))
     lines = [
         "---------- Forwarded message ----------",
         f"From: {sender} <{_email_address(sender, rng)}>",
         f"Date: {_date(rng)}",
-        f"Subject: Re: {subject_words}",
+        f"Subject: Re: {subject}",
         "",
-        f"Hi {sampler.draw('FIRST')},",
+        f"Hi {_draw(rng, 'FIRST')},",
         "",
         ctx.sentences(rng.randint(2, 4)),
         "",
@@ -1263,23 +1391,27 @@ def generate_turn(
     """
     if size_bytes <= 0:
         raise ValueError(f"size_bytes must be > 0, got {size_bytes}")
-    sampler = _Sampler(rng, chunk=16)
     topical = rng.random() < 0.6
     if topical and area is None:
-        area = sampler.draw("AREA")
-    ctx = _TurnContext(sampler, role, area if topical else None)
+        area = _draw(rng, "AREA")
+    ctx = _TurnContext(rng, role, area if topical else None)
     parts = [ctx.sentences(rng.randint(1, 3))]
-    if topical and rng.random() < 0.08 and area is not None:
-        parts[0] += f' They said "{rng.choice(_RISKY_PHRASES[area])}", is that right?'
+    if topical and area is not None and rng.random() < 0.08:
+        # Occasionally a phrase that area's detect rules look for.
+        phrase = rng.choice(_RISKY_PHRASES[area])
+        if role == "agent":
+            parts[0] += f" To be clear: {phrase}."
+        else:
+            parts[0] += f' Someone told me "{phrase}", is that right?'
     total = len(parts[0])
     while total < size_bytes:
         roll = rng.random()
         if roll < 0.25:
-            block = _order_block(sampler)
+            block = _order_block(rng)
         elif roll < 0.5:
             block = _email_block(ctx)
         elif roll < 0.6:
-            block = _ticket_block(sampler)
+            block = _ticket_block(rng)
         else:
             block = ctx.sentences(rng.randint(2, 4))
         parts.append(block)
@@ -1326,18 +1458,23 @@ def _print_stats(seed: int, text_bytes: int) -> None:
     print(f"deterministic: {same}; other seed differs: {differs}")
     print(f"unique ids: {len(set(ids)) == len(ids)}")
     lengths = [len(str(p["text"])) for p in corpus]
-    print(f"text length: mean {sum(lengths) / len(lengths):.0f}, min {min(lengths)}, "
-          f"max {max(lengths)}")
+    print(
+        f"text length: mean {sum(lengths) / len(lengths):.0f}, min {min(lengths)}, "
+        f"max {max(lengths)}"
+    )
     counts: dict[str, int] = {}
     word_re = re.compile(r"[a-z]+")
     for policy in corpus:
-        for word in word_re.findall(f"{policy['title']} {policy['summary']} {policy['text']}"
-                                    .lower()):
+        for word in word_re.findall(
+            f"{policy['title']} {policy['summary']} {policy['text']}".lower()
+        ):
             counts[word] = counts.get(word, 0) + 1
     ranked = sorted(counts.values(), reverse=True)
     singletons = sum(1 for c in ranked if c == 1)
-    print(f"vocabulary: {len(counts):,} distinct words, {sum(ranked):,} tokens, "
-          f"{singletons:,} seen once")
+    print(
+        f"vocabulary: {len(counts):,} distinct words, {sum(ranked):,} tokens, "
+        f"{singletons:,} seen once"
+    )
     top = sorted(counts.items(), key=lambda kv: -kv[1])[:15]
     print("top words:", ", ".join(f"{w} {c}" for w, c in top))
     detects = sum(1 for p in corpus if "detect" in p)
@@ -1345,8 +1482,10 @@ def _print_stats(seed: int, text_bytes: int) -> None:
     start = time.perf_counter()
     convo = generate_conversation(1000, seed=seed, turn_bytes=1000)
     mean = sum(map(len, convo)) / len(convo)
-    print(f"generate_conversation(1,000): {time.perf_counter() - start:.3f} s, "
-          f"mean turn length {mean:.0f}")
+    print(
+        f"generate_conversation(1,000): {time.perf_counter() - start:.3f} s, "
+        f"mean turn length {mean:.0f}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -49,9 +49,7 @@ def parse_json_body(body: bytes | str | None, *, max_bytes: int) -> dict[str, An
         )
     try:
         text = body.decode("utf-8") if isinstance(body, bytes) else body
-        document = json.loads(
-            text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant
-        )
+        document = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
     except UnicodeDecodeError:
         raise InvalidRequestError.for_field("body", "is not UTF-8 text") from None
     except _DuplicateKeyError as exc:
@@ -121,8 +119,15 @@ def _detail(error: Mapping[str, Any]) -> FieldProblem:
 
 
 _INTERNAL_PREFIXES = (
-    "function-", "literal[", "list[", "union[", "nullable[", "dict[", "json-or-python[",
-    "tagged-union[", "constrained-",
+    "function-",
+    "literal[",
+    "list[",
+    "union[",
+    "nullable[",
+    "dict[",
+    "json-or-python[",
+    "tagged-union[",
+    "constrained-",
 )
 _INTERNAL_NAMES = frozenset({"str", "int", "float", "bool", "none", "HistoryEntry"})
 

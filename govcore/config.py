@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -37,7 +37,7 @@ __all__ = [
 Scope = Literal[
     "governance:read", "governance:check", "policies:read", "policies:ack", "feedback:write"
 ]
-SCOPES: tuple[str, ...] = Scope.__args__
+SCOPES: tuple[str, ...] = get_args(Scope)
 # The specification's defaults "suffice for the whole current API": read and check.
 DEFAULT_SCOPES: frozenset[str] = frozenset({"governance:read", "governance:check"})
 

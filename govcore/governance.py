@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from govcore._clock import system_clock
 from govcore._requests import check_size, parse_json_body, validate_request
 from govcore._text import bounded_window
 from govcore._tokens import estimate_tokens
@@ -110,7 +110,7 @@ class Governance:
         trace_ids: Callable[[], str] | None = None,
     ) -> None:
         self.settings: GovernanceSettings = config.settings
-        self._clock: Clock = clock or time.time
+        self._clock: Clock = clock or system_clock
         self._store: Store = store or MemoryStore(
             clock=self._clock, maxsize=config.settings.max_conversations
         )
@@ -214,7 +214,9 @@ class Governance:
     def authorize(self, api_key: str | None, scope: str, feature: str | None = None) -> Principal:
         """Authenticate (401), rate limit (429), then check scope and feature setting (403)."""
         principal = self._keys.authenticate(api_key)
-        limit = principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
+        limit = (
+            principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
+        )
         now = self._clock()
         wait = self._guard(
             lambda: self._store.update(
@@ -378,16 +380,22 @@ class Governance:
 
     # --- conversation read and delete ----------------------------------------------------
 
-    def get_conversation(self, api_key: str | None, session_id: str) -> Result[ConversationSnapshot]:
+    def get_conversation(
+        self, api_key: str | None, session_id: str
+    ) -> Result[ConversationSnapshot]:
         """``GET /governance/conversation/{sessionId}``: read-only, no TTL renewal."""
         principal = self.authorize(api_key, "governance:read")
         session_id = _check_session_id(session_id)
         raw = self._guard(lambda: self._store.get(_conversation_key(principal.tenant, session_id)))
         if raw is None:
-            raise NotFoundError(f"no conversation {session_id!r} (never created, deleted or expired)")
+            raise NotFoundError(
+                f"no conversation {session_id!r} (never created, deleted or expired)"
+            )
         state = self._decode_state(raw)
         policy_set = self._tenants[principal.tenant].policy_set
-        active = [policy_set.by_id[b.policy_id] for b in state.bindings if b.policy_id in policy_set.by_id]
+        active = [
+            policy_set.by_id[b.policy_id] for b in state.bindings if b.policy_id in policy_set.by_id
+        ]
         return Result(
             ConversationSnapshot(
                 session_id=session_id,
@@ -460,7 +468,9 @@ class Governance:
         )
         expires_at = self._clock() + IDEMPOTENCY_WINDOW_SECONDS
         self._guard(
-            lambda: self._store.set(cache_key, response.model_dump_json().encode(), expires_at=expires_at)
+            lambda: self._store.set(
+                cache_key, response.model_dump_json().encode(), expires_at=expires_at
+            )
         )
         return Result(response)
 
@@ -542,7 +552,9 @@ class GovernanceClient:
         """Purge a conversation's state; deleting an absent one succeeds."""
         self._governance.delete_conversation(self._api_key, session_id)
 
-    def pre_inference(self, request: PreInferenceRequest | Mapping[str, Any]) -> PreInferenceResponse:
+    def pre_inference(
+        self, request: PreInferenceRequest | Mapping[str, Any]
+    ) -> PreInferenceResponse:
         """The legacy single-shot call: applicable policies for one prompt."""
         return _unwrap(self._governance.pre_inference(self._api_key, request))
 
@@ -558,7 +570,9 @@ def _conversation_key(tenant: str, session_id: str) -> str:
 
 def _check_session_id(session_id: str) -> str:
     # The same rule as a body's sessionId, for ids that arrive in a path.
-    return validate_request(TurnRequest, {"sessionId": session_id, "turn": {"role": "user", "content": ""}}).session_id
+    return validate_request(
+        TurnRequest, {"sessionId": session_id, "turn": {"role": "user", "content": ""}}
+    ).session_id
 
 
 def _applicable(policies: Sequence[PolicyDocument]) -> list[ApplicablePolicy]:

@@ -52,7 +52,9 @@ def _record_turn(gov: Governance, key: str | None, _: str, body: bytes | str | N
     return gov.record_turn(key, RawBody(body))
 
 
-def _pre_inference(gov: Governance, key: str | None, _: str, body: bytes | str | None) -> Result[Any]:
+def _pre_inference(
+    gov: Governance, key: str | None, _: str, body: bytes | str | None
+) -> Result[Any]:
     from govcore.governance import RawBody
 
     return gov.pre_inference(key, RawBody(body))

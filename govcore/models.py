@@ -210,9 +210,9 @@ class EndUserContext(_WireModel):
     """Who the end user is: opaque attributes matched against ``appliesWhen``; never stored."""
 
     attributes: (
-        Annotated[dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(
-            _refuse_non_finite
-        )]
+        Annotated[
+            dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(_refuse_non_finite)
+        ]
         | None
     ) = None
 

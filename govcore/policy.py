@@ -9,9 +9,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-import re2
+import re2  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
-PII_KINDS: tuple[str, ...] = PiiKind.__args__
+PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 
 DEFAULT_RULE_CONFIDENCE = 0.9
 
@@ -96,7 +96,9 @@ class DetectRule(_DocumentModel):
         kinds = [k for k in ("regex", "terms", "pii") if getattr(self, k) is not None]
         if len(kinds) != 1:
             found = ", ".join(kinds) if kinds else "none"
-            raise ValueError(f"a detect rule needs exactly one of regex, terms, pii (found {found})")
+            raise ValueError(
+                f"a detect rule needs exactly one of regex, terms, pii (found {found})"
+            )
         return self
 
 

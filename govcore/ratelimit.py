@@ -13,9 +13,7 @@ __all__ = ["WINDOW_SECONDS", "admit", "retry_after_seconds"]
 WINDOW_SECONDS = 60
 
 
-def admit(
-    raw: bytes | None, *, now: float, limit: int
-) -> StoreWrite[float | None]:
+def admit(raw: bytes | None, *, now: float, limit: int) -> StoreWrite[float | None]:
     """Decide one request against the key's log of recent request times.
 
     At most ``limit`` requests are admitted in any ``WINDOW_SECONDS``-long window: the log holds

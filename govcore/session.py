@@ -132,9 +132,7 @@ def prioritise(
     position: Mapping[str, int],
 ) -> list[PolicyDocument]:
     """Most severe first, then most relevant this turn, then document order."""
-    return sorted(
-        policies, key=lambda p: (-p.severity, -relevance.get(p.id, 0.0), position[p.id])
-    )
+    return sorted(policies, key=lambda p: (-p.severity, -relevance.get(p.id, 0.0), position[p.id]))
 
 
 def advance_conversation(

@@ -7,10 +7,10 @@ whose driver is not installed costs nothing until it is asked for.
 from __future__ import annotations
 
 import importlib
-import time
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from govcore._clock import system_clock
 from govcore.errors import ConfigError
 from govcore.types import Clock, Store
 
@@ -30,7 +30,7 @@ def register_store(scheme: str, target: str) -> None:
     _STORES[scheme.lower()] = target
 
 
-def from_url(url: str, *, clock: Clock = time.time) -> Store:
+def from_url(url: str, *, clock: Clock = system_clock) -> Store:
     """Build a store from a URL such as ``"memory://"`` or ``"memory://?maxsize=10000"``.
 
     Raises:

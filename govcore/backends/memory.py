@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from cachetools import TLRUCache
 
+from govcore._clock import system_clock
 from govcore.types import Clock, StoreWrite
 
 __all__ = ["MemoryStore"]
@@ -31,7 +31,7 @@ class MemoryStore:
     during retrieval or I/O.
     """
 
-    def __init__(self, *, clock: Clock = time.time, maxsize: int = 1_000_000) -> None:
+    def __init__(self, *, clock: Clock = system_clock, maxsize: int = 1_000_000) -> None:
         self._clock = clock
         self._cache: TLRUCache[str, _Entry] = TLRUCache(maxsize, _time_to_use, timer=clock)
         self._lock = threading.Lock()

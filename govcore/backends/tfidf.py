@@ -26,18 +26,27 @@ class TfidfRetriever:
     """Builds :class:`TfidfIndex` objects with scikit-learn's :class:`TfidfVectorizer`.
 
     Args:
-        min_relevance: the lowest cosine similarity a selected policy may have; calibrated on
-            the labelled evaluation set in ``benchmarks/``.
+        min_relevance: the lowest cosine similarity a selected policy may have.
+        relative_relevance: a selected policy also scores at least this fraction of the best
+            policy's score, so a clear match does not drag weak neighbours in with it. Both
+            defaults are calibrated on the labelled evaluation set in ``benchmarks/``.
+        query_norm_floor: queries are scaled by ``1 / max(norm, floor)`` rather than
+            ``1 / norm``: scores are cosines for ordinary queries, but a two-word message that
+            shares one word with a policy cannot reach a high score on that word alone.
         context_weight: how much the recent-context turns count against the current turn.
         synonyms: extra paraphrase concepts merged over the built-in lexicon.
     """
 
-    DEFAULT_MIN_RELEVANCE = 0.08
+    DEFAULT_MIN_RELEVANCE = 0.12
+    DEFAULT_RELATIVE_RELEVANCE = 0.6
+    DEFAULT_QUERY_NORM_FLOOR = 8.0
 
     def __init__(
         self,
         *,
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
+        relative_relevance: float = DEFAULT_RELATIVE_RELEVANCE,
+        query_norm_floor: float = DEFAULT_QUERY_NORM_FLOOR,
         context_weight: float = 0.5,
         synonyms: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
@@ -45,6 +54,8 @@ class TfidfRetriever:
         for concept, phrases in (synonyms or {}).items():
             merged[concept] = (*merged.get(concept, ()), *phrases)
         self.min_relevance = min_relevance
+        self.relative_relevance = relative_relevance
+        self.query_norm_floor = query_norm_floor
         self.context_weight = context_weight
         self._analyzer = Analyzer(merged)
 
@@ -112,14 +123,18 @@ class TfidfIndex:
         return self._size
 
     def scores(self, query: str, *, context: Sequence[str] = ()) -> npt.NDArray[np.float64]:
-        """Cosine similarity of the query with every policy (dense, in index order)."""
+        """Similarity of the query with every policy (dense, in index order).
+
+        The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
+        ``query_norm_floor``).
+        """
         weights = self._retriever._query_weights(query, context, self._vocabulary)
         if not weights:
             return np.zeros(self._size)
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
         values *= self._idf[columns]
-        values /= np.sqrt(values @ values)
+        values /= max(float(np.sqrt(values @ values)), self._retriever.query_norm_floor)
         starts = self._indptr[columns]
         lengths = self._indptr[columns + 1] - starts
         total = int(lengths.sum())
@@ -129,7 +144,10 @@ class TfidfIndex:
         offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
         positions = offsets + np.arange(total)
         contributions = self._data[positions] * np.repeat(values, lengths)
-        return np.bincount(self._indices[positions], weights=contributions, minlength=self._size)
+        scores: npt.NDArray[np.float64] = np.bincount(
+            self._indices[positions], weights=contributions, minlength=self._size
+        )
+        return scores
 
     def search(
         self,
@@ -145,7 +163,13 @@ class TfidfIndex:
         scores = self.scores(query, context=context)
         if areas is not None:
             scores = np.where(self._area_mask(areas), scores, 0.0)
-        candidates = np.flatnonzero(scores >= max(self._retriever.min_relevance, 1e-9))
+        best_score = float(scores.max())
+        floor = max(
+            self._retriever.min_relevance,
+            self._retriever.relative_relevance * best_score,
+            1e-9,
+        )
+        candidates = np.flatnonzero(scores >= floor)
         if len(candidates) > top_k:
             # Top-K by partial selection, then sort only those K.
             best = np.argpartition(scores[candidates], -top_k)[-top_k:]
