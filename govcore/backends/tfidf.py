@@ -144,10 +144,8 @@ class TfidfIndex:
         offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
         positions = offsets + np.arange(total)
         contributions = self._data[positions] * np.repeat(values, lengths)
-        scores: npt.NDArray[np.float64] = np.bincount(
-            self._indices[positions], weights=contributions, minlength=self._size
-        )
-        return scores
+        scores = np.bincount(self._indices[positions], weights=contributions, minlength=self._size)
+        return scores.astype(np.float64, copy=False)
 
     def search(
         self,
