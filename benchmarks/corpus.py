@@ -26,6 +26,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 __all__ = [
     "AREAS",
@@ -492,7 +493,62 @@ _ADJECTIVES = _split(
     """high-value, urgent, unusual, disputed, recurring, first-time, international, repeated,
     overdue, incomplete, unverified, manual, exceptional, routine, sensitive, large,
     suspicious, pending, complex, cross-border, non-standard, time-critical, low-value, bulk,
-    historic, borderline, contested, high-risk, low-risk, priority"""
+    historic, borderline, contested, high-risk, low-risk, priority, material, significant,
+    minor, major, substantial, ambiguous, outdated, inaccurate, duplicated, missing, expired,
+    invalid, unapproved, unauthorised, questionable, anomalous, irregular, atypical, late,
+    provisional, previous, upcoming, annual, quarterly, regional, national, internal,
+    external, confidential, restricted, critical, moderate, severe, trivial, frequent, rare,
+    legacy, revised, amended, unresolved, outstanding, reopened, abandoned, orphaned,
+    seasonal, promotional, contractual, statutory, regulatory, discretionary, mandatory,
+    voluntary, undocumented, unexplained, conflicting, erroneous, fraudulent, retrospective"""
+)
+
+_ADVERBS = _split(
+    """promptly, carefully, immediately, clearly, accurately, consistently, fairly, directly,
+    manually, formally, separately, independently, regularly, periodically, routinely,
+    temporarily, proactively, transparently, securely, confidentially, politely, firmly,
+    briefly, fully, thoroughly, quickly, diligently, responsibly, explicitly, verbally,
+    electronically, centrally, locally, internally, strictly, reliably, respectfully,
+    cautiously, properly, correctly, appropriately, proportionately, urgently, gradually,
+    systematically, objectively, impartially, honestly, openly, discreetly, concisely,
+    truthfully, retroactively, jointly, courteously, sensibly, sparingly, reasonably"""
+)
+
+# Circumstances ("during peak season") and reasons ("due to a supplier error").
+_CONTEXTS = _split(
+    """during peak season, after a system outage, following an internal audit, at month end,
+    at quarter end, over a public holiday, outside business hours, during a product recall,
+    after a data migration, while the customer is travelling abroad, during a service
+    disruption, when a supplier goes out of business, after a merger or acquisition, during
+    the annual stocktake, when the original handler has left the company, after a price
+    change, during a marketing promotion, following a customer complaint, after a regulator
+    enquiry, during an office move, when systems are running in degraded mode, in the first
+    week of a new financial year, during severe weather, after a failed software release,
+    during industrial action by carrier staff, when the case spans several countries, on
+    weekends, over the holiday period, after the contract has expired, during a trial
+    period, during onboarding, while an investigation is open, before the end of the
+    cooling-off period, after the warranty has lapsed, during sharp currency movements,
+    while a dispute is pending, when the customer cannot be reached, when records are
+    incomplete, during a network incident, after a bereavement, during a warehouse
+    relocation, after a cyber attack, during a rebranding exercise, while a complaint is
+    with the ombudsman, during a pilot programme"""
+)
+
+_REASONS = _split(
+    """because the original receipt was lost, due to a supplier error, because of a pricing
+    mistake on the website, after repeated failed deliveries, because the account was
+    flagged for review, owing to a system fault, because the item was discontinued, due to a
+    mislabelled product, because the customer moved house, because the invoice was issued
+    twice, due to a clerical error, because the courier damaged the goods, because the
+    promotion code failed at checkout, because the request was submitted late, because of a
+    medical emergency, because the customer was overcharged, because the payment bounced,
+    due to an identity mismatch, because the contract terms changed, because of a
+    translation error in the terms, due to a misunderstanding by a previous agent, because
+    the product arrived incomplete, owing to a manufacturing defect, because of a
+    duplicated order, due to an expired authorisation, because the address was mistyped,
+    because of a long-standing relationship with the customer, due to a goodwill gesture
+    approved in advance, because the customer is in financial hardship, because the
+    warehouse shipped the wrong colour"""
 )
 
 _SEGMENTS = _split(
@@ -688,7 +744,7 @@ def _coined_names(count: int, seed: int) -> list[str]:
     return list(seen)
 
 
-_COINED = _coined_names(2600, seed=0x60C0)
+_COINED = _coined_names(4000, seed=0x60C0)
 _SYSTEM_SUFFIXES = ("portal", "console", "workbench", "tracker", "ledger", "hub", "desk")
 _ORG_SUFFIXES = _split(
     """Logistics, Group, Ltd, Partners, Services, Solutions, Freight, Consulting, Labs, Systems,
@@ -696,10 +752,10 @@ _ORG_SUFFIXES = _split(
 )
 _SYSTEM_NAMES = tuple(
     f"the {name} {_SYSTEM_SUFFIXES[i % len(_SYSTEM_SUFFIXES)]}"
-    for i, name in enumerate(_COINED[:1200])
+    for i, name in enumerate(_COINED[:1800])
 )
 _ORG_NAMES = tuple(
-    f"{name} {_ORG_SUFFIXES[i % len(_ORG_SUFFIXES)]}" for i, name in enumerate(_COINED[1200:])
+    f"{name} {_ORG_SUFFIXES[i % len(_ORG_SUFFIXES)]}" for i, name in enumerate(_COINED[1800:])
 )
 
 
@@ -713,18 +769,11 @@ def _people(count: int, seed: int) -> tuple[str, ...]:
 _PEOPLE = _people(1500, seed=0x9E0)
 
 
-_DAYS = tuple(f"{n} days" for n in (30, 14, 7, 90, 60, 5, 10, 3, 45, 180, 365, 21, 2, 120)) + (
-    "five business days",
-    "ten working days",
-    "30 calendar days",
-    "14 calendar days",
-    "two weeks",
-    "six months",
-    "12 months",
-    "one year",
-    "seven years",
-    "24 months",
-    "three business days",
+_DAYS = _split(
+    """30 days, 14 days, 7 days, 90 days, five business days, 60 days, 5 days, 10 days,
+    30 calendar days, 3 days, 45 days, ten working days, 180 days, two weeks, 365 days,
+    six months, 21 days, 12 months, 2 days, one year, 14 calendar days, 120 days, seven
+    years, 24 months, three business days"""
 )
 _HOURS = _split(
     """24 hours, 48 hours, one business day, 72 hours, two hours, four hours, the same business
@@ -744,16 +793,24 @@ _BITS = 14
 _TABLE_SIZE = 1 << _BITS
 
 _Table = tuple[str, ...]
+_T = TypeVar("_T")
+
+
+def _expand(items: Sequence[_T], weights: Sequence[float], bits: int) -> tuple[_T, ...]:
+    """A lookup table of ``2 ** bits`` entries holding ``items`` in proportion to ``weights``
+    (each at least once)."""
+    size = 1 << bits
+    total = sum(weights)
+    counts = [max(1, int(w / total * size)) for w in weights]
+    counts[0] += size - sum(counts)  # the most common item absorbs rounding
+    if counts[0] < 1:
+        raise ValueError("too many items for the lookup table")
+    return tuple(item for item, n in zip(items, counts, strict=True) for _ in range(n))
 
 
 def _weighted_table(items: Sequence[str], weights: Sequence[float]) -> _Table:
     """A lookup table of ``_TABLE_SIZE`` entries with ``items`` in proportion to ``weights``."""
-    total = sum(weights)
-    counts = [max(1, int(w / total * _TABLE_SIZE)) for w in weights]
-    counts[0] += _TABLE_SIZE - sum(counts)  # the most common item absorbs rounding
-    if counts[0] < 1:
-        raise ValueError("pool too large for its lookup table")
-    return tuple(item for item, n in zip(items, counts) for _ in range(n))
+    return _expand(items, weights, _BITS)
 
 
 def _zipf_table(items: Sequence[str], exponent: float = 1.0) -> _Table:
@@ -793,8 +850,11 @@ _TABLES: dict[str, _Table] = {
     "M": _weighted_table(*_money()),
     "PCT": _zipf_table(_PERCENTS, 0.8),
     "N": _zipf_table(_COUNTS, 0.8),
-    "SYS": _zipf_table(_SYSTEM_NAMES, 1.0),
-    "ORG": _zipf_table(_ORG_NAMES, 1.0),
+    "SYS": _zipf_table(_SYSTEM_NAMES, 0.8),
+    "ORG": _zipf_table(_ORG_NAMES, 0.8),
+    "ADV": _zipf_table(_ADVERBS, 0.8),
+    "CTX": _zipf_table(_CONTEXTS, 0.7),
+    "WHY": _zipf_table(_REASONS, 0.7),
     "PER": _zipf_table(_PEOPLE, 0.9),
     "FIRST": _zipf_table(_FIRST_NAMES, 0.5),
     "CITY": _zipf_table(_CITIES, 0.8),
@@ -838,7 +898,7 @@ def _draw(rng: random.Random, key: str) -> str:
 _SLOT_RE = re.compile(r"\{([A-Z]+)\}")
 
 
-_Source = _Table | str
+_Source = _Table | str | None  # a table, a generated slot's key, or None for ``A``
 
 # Typical lengths of slot values, used to estimate a sentence's length before rendering it.
 _MEAN_AREA_TERM = sum(len(term) for area in AREAS for term in _TABLES["area:" + area]) / (
@@ -850,20 +910,23 @@ _GENERATED_LENGTHS = {"ORDER": 12, "TKT": 10, "RMA": 11, "DATE": 14, "MIN": 2}
 class _Template:
     """A sentence template compiled to an auto-numbered format string and its slot sources.
 
-    A source is the lookup table of a pool slot, or the slot key itself for ``A`` (the
-    caller's topic table) and for generated slots such as ``ORDER``. Because the fields are
+    A source is the lookup table of a pool slot, None for ``A`` (drawn from the caller's topic
+    table), or the slot key of a generated slot such as ``ORDER``. Because the fields are
     auto-numbered (``{}``), format strings of several templates can be concatenated and filled
     in one call with their sources concatenated in the same order.
     """
 
-    __slots__ = ("capitalise", "fmt", "mean_length", "sources")
+    __slots__ = ("capitalise", "fmt", "mean_length", "simple", "sources")
 
     def __init__(self, text: str) -> None:
         keys = _SLOT_RE.findall(text)
         for key in keys:
             if key not in _TABLES and key not in _GENERATED and key != "A":
                 raise KeyError(f"unknown slot {key!r} in template {text!r}")
-        self.sources: tuple[_Source, ...] = tuple(_TABLES.get(key, key) for key in keys)
+        self.sources: tuple[_Source, ...] = tuple(
+            None if key == "A" else _TABLES.get(key, key) for key in keys
+        )
+        self.simple = all(key == "A" or key in _TABLES for key in keys)
         self.fmt = _SLOT_RE.sub("{}", text.replace("{{", "(").replace("}}", ")"))
         self.capitalise = text.startswith("{")
         self.mean_length = len(self.fmt) - 2 * len(keys) + sum(map(_mean_length, keys))
@@ -880,16 +943,24 @@ def _mean_length(key: str) -> float:
 
 
 def _fill(
+    sources: Sequence[_Table | None], rng: random.Random, topic: Sequence[str], bits: int
+) -> list[str]:
+    """Values for table and ``A`` sources; ``A`` draws from ``topic`` (``2 ** bits`` entries)."""
+    draw = rng.getrandbits
+    return [topic[draw(bits)] if source is None else source[draw(_BITS)] for source in sources]
+
+
+def _fill_any(
     sources: Sequence[_Source], rng: random.Random, topic: Sequence[str], bits: int
 ) -> list[str]:
-    """Values for ``sources``; ``A`` slots draw from ``topic`` (``2 ** bits`` entries)."""
+    """Like :func:`_fill`, but also handles generated slots."""
     draw = rng.getrandbits
     return [
-        source[draw(_BITS)]
-        if isinstance(source, tuple)
-        else topic[draw(bits)]
-        if source == "A"
+        topic[draw(bits)]
+        if source is None
         else _GENERATED[source](rng)
+        if isinstance(source, str)
+        else source[draw(_BITS)]
         for source in sources
     ]
 
@@ -914,7 +985,7 @@ _BODY = _templates(
     Every {J} {S} linked to {A} must be {VP} and kept for at least {D}.
     The {A} limit is {M} per {S}; anything above that goes to the {R}.
     Staff should never {V} the {A} on behalf of a customer without checking the {A} first.
-    When in doubt, {V} the {A} with the {R} rather than guessing.
+    When in doubt, {ADV} {V} the {A} with the {R} rather than guessing.
     Records of each {A}, including the {S} and the {S}, are retained for {D}.
     Our partner {ORG} handles {A} for {G}, and their staff follow the same {S} as internal teams.
     Questions about {A} should be sent to {PER} in the {CITY} office or raised through {SYS}.
@@ -932,7 +1003,7 @@ _BODY = _templates(
     Both {A} and {A} are treated as {J} matters and must be {VP} by a second reviewer.
     Automated checks in {SYS} flag any {A} that looks {J}, and flagged items must be {VP} by hand.
     Use the approved template when writing to customers about {A}, and avoid wording that implies {A}.
-    Managers should review open {A} cases at least every {D} and close any that are no longer needed.
+    Managers should review open {A} cases at least every {D}, and {ADV} close any that are no longer needed.
     Where local rules in {CITY} are stricter, the stricter rule on {A} applies.
     The {R} may waive the {A} up to {M} if the customer was affected by a {J} {S}.
     Any deviation from the standard {A} process must be {VP} with a reason code and the name of the approving {R}.
@@ -947,6 +1018,19 @@ _BODY = _templates(
     Staff handling {A} for {G} must complete the {S} before the case is closed.
     The {A} must be {VP} against the {S} held in {SYS} and any mismatch reported to the {R}.
     The {A} guidance is owned by {PER}, who reviews it every {D}.
+    Staff must {ADV} {V} the {A} {CTX}.
+    If a request arrives {CTX}, the {R} may approve the {A} {WHY}.
+    Any {A} granted {WHY} must be {ADV} {VP} and noted in {SYS}.
+    Items such as the {PROD} or the {PROD} are handled under the standard {A} rules unless the {R} decides otherwise.
+    Requests involving {ORG} or {ORG} are routed through {SYS} and reviewed {ADV} by the {R}.
+    The {R} should respond {ADV} and keep the customer informed about the {A}, especially {CTX}.
+    Decisions taken {WHY} must be {ADV} {VP} and discussed at the next {S} review.
+    Where the {A} is refused, explain the reason {ADV} and point the customer to the published {A} guidance.
+    Partners such as {ORG} report {J} {A} to {PER} within {D}.
+    The {A} process was last revised by {PER} and {PER} after feedback from the {CITY} team.
+    Staff in the {CITY} and {CITY} offices use {SYS} to track {A} and {A}.
+    A {J} {A} that is noticed {CTX} should be {VP} {ADV} and escalated to {ORG} if it involves their systems.
+    Past cases show that {A} is most often disputed {WHY}.
     """
 )
 
@@ -959,9 +1043,13 @@ _OPENINGS = (
     "This policy explains who is accountable for {F} {Q} and how decisions are recorded.",
 )
 
-_HEADING_LENGTH = 2 + _mean_length("HEAD")
-if any(template.capitalise for template in _BODY):
-    raise ValueError("policy body templates must not start with a slot")
+_HEADING_LENGTH = 4 + _mean_length("HEAD")  # "\n\n" + heading + ". "
+# Body templates with mildly skewed frequencies (weight ~ 1 / rank ** 0.3), drawn with
+# ``_BODY_DECK[rng.getrandbits(_DECK_BITS)]``.
+_DECK_BITS = 8
+_BODY_DECK = _expand(_BODY, [1.0 / (rank + 1) ** 0.3 for rank in range(len(_BODY))], _DECK_BITS)
+if any(template.capitalise or not template.simple for template in _BODY):
+    raise ValueError("policy body templates must not start with a slot or use generated slots")
 
 _SUMMARIES = (
     "Explains how staff handle {F} {Q} for {G}.",
@@ -1049,10 +1137,25 @@ _CHITCHAT = _templates(
 
 def _render(template: _Template, rng: random.Random, topic: Sequence[str], topic_bits: int) -> str:
     """Fill one template; ``A`` slots draw from ``topic`` (``2 ** topic_bits`` entries)."""
-    text = template.fmt.format(*_fill(template.sources, rng, topic, topic_bits))
+    if template.simple:
+        values = _fill(template.sources, rng, topic, topic_bits)  # type: ignore[arg-type]
+    else:
+        values = _fill_any(template.sources, rng, topic, topic_bits)
+    text = template.fmt.format(*values)
     if template.capitalise:
         text = text[0].upper() + text[1:]
     return text
+
+
+_MAX_TOPIC_BITS = 12
+
+# Area tables permuted by a fixed odd stride and extended, so that any window of up to
+# 2**_MAX_TOPIC_BITS consecutive entries is a well-spread weighted sample of the area's terms.
+_STRIDED: dict[str, _Table] = {}
+for _area in AREAS:
+    _table = _TABLES["area:" + _area]
+    _strided = [_table[(i * 7919) % _TABLE_SIZE] for i in range(_TABLE_SIZE)]
+    _STRIDED["area:" + _area] = tuple(_strided + _strided[: 1 << _MAX_TOPIC_BITS])
 
 
 def _topic_table(
@@ -1061,18 +1164,19 @@ def _topic_table(
     """What the ``A`` slots of one document draw from: ``2 ** bits`` entries, 28% the
     document's focus terms, 8% terms of a secondary area, the rest terms of its area.
 
-    Pre-drawing the area terms per document also makes them bursty (a term used once in a
-    document tends to recur), as in real text.
+    The area terms are a window of a strided table (see ``_STRIDED``), so the cost does not
+    depend on the table size. Drawing the ``A`` slots from this small per-document sample
+    also makes terms bursty (a term used once in a document tends to recur), as in real text.
     """
     size = 1 << bits
     n_focus = round(size * 0.28) if focus else 0
     n_alt = max(1, round(size * 0.08))
     draw = rng.getrandbits
-    area_table = _TABLES["area:" + area]
-    alt_table = _TABLES["area:" + alt_area]
-    table = [focus[i % len(focus)] for i in range(n_focus)]
-    table += [alt_table[draw(_BITS)] for _ in range(n_alt)]
-    table += [area_table[draw(_BITS)] for _ in range(size - n_focus - n_alt)]
+    start = draw(_BITS)
+    table = list(_STRIDED["area:" + area][start : start + size - n_focus - n_alt])
+    start = draw(_BITS)
+    table += _STRIDED["area:" + alt_area][start : start + n_alt]
+    table += [focus[i % len(focus)] for i in range(n_focus)]
     return table
 
 
@@ -1156,35 +1260,37 @@ def _policy_text(
     ``str.format`` call over the concatenated templates, which is much faster than rendering
     sentence by sentence.
     """
+    draw = rng.getrandbits
+    deck = _BODY_DECK
     pieces = [opening.replace("{", "{{").replace("}", "}}")]
-    sources: list[_Source] = []
+    sources: list[_Table | None] = []
     total = float(len(opening))
-    in_paragraph = 1
-    room = 2 + int(rng.random() * 4)
-    n_body = len(_BODY)
+    count = 1  # sentences in the current paragraph
+    room = 2 + draw(2)  # sentences this paragraph will hold
     while total < text_bytes:
-        template = _BODY[int(rng.random() * n_body)]
-        heading = False
-        if in_paragraph:
-            separator = " "
-            length = 1 + template.mean_length
+        template = deck[draw(_DECK_BITS)]
+        if count < room:
+            new_total = total + template.mean_length + 1
+            # Keep the sentence only if it brings the length closer to the target.
+            if new_total > text_bytes and new_total - text_bytes > text_bytes - total:
+                break
+            pieces.append(" ")
+            count += 1
         else:
             heading = rng.random() < 0.4
-            separator = "\n\n{}. " if heading else "\n\n"
-            length = 2 + template.mean_length + (_HEADING_LENGTH if heading else 0)
-        # Keep the sentence only if it brings the length closer to the target.
-        if total + length > text_bytes and total + length - text_bytes > text_bytes - total:
-            break
-        total += length
-        pieces.append(separator)
+            new_total = total + template.mean_length + (_HEADING_LENGTH if heading else 2)
+            if new_total > text_bytes and new_total - text_bytes > text_bytes - total:
+                break
+            if heading:
+                pieces.append("\n\n{}. ")
+                sources.append(_TABLES["HEAD"])
+            else:
+                pieces.append("\n\n")
+            count = 1
+            room = 2 + draw(2)
+        total = new_total
         pieces.append(template.fmt)
-        if heading:
-            sources.append(_TABLES["HEAD"])
-        sources.extend(template.sources)
-        in_paragraph += 1
-        if in_paragraph >= room:
-            in_paragraph = 0
-            room = 2 + int(rng.random() * 4)
+        sources += template.sources  # type: ignore[arg-type]  # body templates are simple
     return "".join(pieces).format(*_fill(sources, rng, topic, topic_bits))
 
 
@@ -1210,7 +1316,7 @@ def generate_policies(
     if text_bytes <= 0:
         raise ValueError(f"text_bytes must be > 0, got {text_bytes}")
     rng = random.Random(seed)
-    topic_bits = max(5, (text_bytes // 35).bit_length())
+    topic_bits = min(_MAX_TOPIC_BITS, max(5, (text_bytes // 35).bit_length()))
     id_width = max(5, len(str(count)))
     ref_width = max(4, len(str(count)))
     policies: list[dict[str, object]] = []

@@ -441,7 +441,12 @@ class Governance:
             cached = self._guard(lambda: self._store.get(cache_key))
             if cached is not None:
                 replay = PreInferenceResponse.model_validate_json(cached)
-                return Result(replay.model_copy(update={"cache_hit": True}))
+                # The cache is per tenant; rationaleRequired belongs to the calling key.
+                update = {
+                    "cache_hit": True,
+                    "rationale_required": principal.settings.rationale_required,
+                }
+                return Result(replay.model_copy(update=update))
 
         tenant = self._tenants[principal.tenant]
         attributes = request.end_user_context.attributes if request.end_user_context else None

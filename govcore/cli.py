@@ -1,0 +1,129 @@
+"""The ``govcore`` command: ``govcore validate CONFIG`` and ``govcore demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from govcore.config import load_config
+from govcore.errors import ConfigError
+from govcore.governance import Governance
+from govcore.models import ApplicablePolicy, TurnResponse
+
+__all__ = ["main"]
+
+_EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "examples" / "acme"
+_DEMO_KEY = "gk_demo_northwind_full_0001"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="govcore", description="govcore command line")
+    commands = parser.add_subparsers(dest="command", required=True)
+    validate = commands.add_parser("validate", help="check a configuration and its policies")
+    validate.add_argument("config", help="path of a YAML or JSON configuration file")
+    demo = commands.add_parser("demo", help="run the scripted example conversation")
+    demo.add_argument("--config", default=str(_EXAMPLE_DIR / "govcore.yaml"))
+    demo.add_argument("--script", default=str(_EXAMPLE_DIR / "demo_conversation.yaml"))
+    demo.add_argument("--key", default=_DEMO_KEY, help="API key to use")
+    demo.add_argument("--budget", type=int, default=600, help="tokenBudget of each turn")
+    args = parser.parse_args(argv)
+    if args.command == "validate":
+        return _validate(args.config, sys.stdout, sys.stderr)
+    return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
+
+
+def _validate(config: str, out: TextIO, err: TextIO) -> int:
+    try:
+        loaded = load_config(config)
+    except ConfigError as exc:
+        noun = "problem" if len(exc.problems) == 1 else "problems"
+        print(f"{config}: {len(exc.problems)} {noun}", file=err)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=err)
+        return 1
+    policies = sum(len(p) for p in loaded.tenants.values())
+    print(
+        f"{config}: OK ({len(loaded.tenants)} tenants, {policies} policies, "
+        f"{len(loaded.keys)} keys)",
+        file=out,
+    )
+    return 0
+
+
+def _demo(config: str, script_path: str, key: str, budget: int, out: TextIO, err: TextIO) -> int:
+    if not Path(config).exists() or not Path(script_path).exists():
+        print(
+            "govcore demo needs the example files; run it from a checkout of govcore or pass "
+            "--config and --script",
+            file=err,
+        )
+        return 2
+    try:
+        governance = Governance.from_config(config)
+    except ConfigError as exc:
+        print(str(exc), file=err)
+        return 1
+    script: Any = yaml.safe_load(Path(script_path).read_text(encoding="utf-8"))
+    client = governance.client(key)
+    session_id = str(script["session_id"])
+    attributes = script.get("end_user_attributes") or None
+    recent: list[str] = []
+    rule = "=" * 78
+    print(rule, file=out)
+    print(f"govcore demo: conversation {session_id!r}", file=out)
+    if attributes:
+        print(f"end user attributes: {attributes}", file=out)
+    print(rule, file=out)
+    for turn in script["turns"]:
+        request: dict[str, Any] = {
+            "sessionId": session_id,
+            "turn": {"role": turn["role"], "content": turn["content"]},
+            "recentContext": recent[-3:],
+            "tokenBudget": budget,
+        }
+        if attributes:
+            request["endUserContext"] = {"attributes": attributes}
+        response = client.record_turn(request)
+        _print_turn(turn["role"], turn["content"], response, out)
+        recent.append(turn["content"])
+    snapshot = client.get_conversation(session_id)
+    print(rule, file=out)
+    print(
+        f"snapshot: {snapshot.turn_count} turns, {len(snapshot.active_policies)} active "
+        f"policies, {len(snapshot.binding_log)} binding events, updated {snapshot.updated_at}",
+        file=out,
+    )
+    client.delete_conversation(session_id)
+    print("conversation deleted", file=out)
+    return 0
+
+
+def _names(policies: Sequence[ApplicablePolicy]) -> str:
+    return ", ".join(p.id for p in policies) if policies else "-"
+
+
+def _print_turn(role: str, content: str, response: TurnResponse, out: TextIO) -> None:
+    wrap = textwrap.TextWrapper(width=78, initial_indent="  ", subsequent_indent="  ")
+    print(f"\nturn {response.turn_index} [{role}]", file=out)
+    print(wrap.fill(content), file=out)
+    diff = response.diff
+    print(f"  + newly applicable : {_names(diff.newly_applicable)}", file=out)
+    print(f"  - released         : {_names(diff.newly_released)}", file=out)
+    print(f"  = still active     : {_names(diff.still_active)}", file=out)
+    print(
+        f"  active ({len(response.active_policies)}): {_names(response.active_policies)}", file=out
+    )
+    print(f"  injection block ({response.token_estimate} tokens):", file=out)
+    for line in response.injection_block.splitlines() or ["(empty)"]:
+        print(textwrap.shorten(f"    | {line}", width=110, placeholder=" ..."), file=out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,229 @@
+"""Keys, scopes, rate limits, idempotency, TTL precedence, size limits and refusal order."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import govcore
+from govcore.testing import FakeClock
+from tests.support import (
+    CHECK_KEY,
+    FULL_KEY,
+    HASHED_KEY,
+    OTHER_TENANT_KEY,
+    READ_KEY,
+    REVOKED_KEY,
+    SLOW_KEY,
+    bearer,
+    config,
+    turn,
+)
+
+TURN_PATH = "/governance/conversation/turn"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def gov(clock: FakeClock) -> govcore.Governance:
+    return govcore.Governance.from_config(config(), clock=clock)
+
+
+def _post(gov: govcore.Governance, key: str | None, body: object, path: str = TURN_PATH):
+    headers = bearer(key) if key else {}
+    raw = body if isinstance(body, str | bytes) else json.dumps(body)
+    return gov.handle("POST", path, headers, raw)
+
+
+@pytest.mark.parametrize("key", [None, "gk_nobody_0000000", REVOKED_KEY])
+def test_missing_unknown_and_revoked_keys_get_401(gov: govcore.Governance, key: str | None) -> None:
+    """No key, an unknown key and a revoked key are all 401 with a JSON error body."""
+    response = _post(gov, key, turn("s", "hi"))
+    assert response.status == 401
+    assert response.json()["error"] == "unauthenticated"
+    with pytest.raises(govcore.AuthenticationError):
+        gov.client(key or "").record_turn(turn("s", "hi"))
+
+
+def test_malformed_authorization_headers_are_401(gov: govcore.Governance) -> None:
+    """Only 'Bearer <key>' authenticates; header names are case-insensitive."""
+    body = json.dumps(turn("s", "hi"))
+    assert gov.handle("POST", TURN_PATH, {"Authorization": FULL_KEY}, body).status == 401
+    assert gov.handle("POST", TURN_PATH, {"Authorization": f"Basic {FULL_KEY}"}, body).status == 401
+    assert (
+        gov.handle("POST", TURN_PATH, {"AUTHORIZATION": f"bearer {FULL_KEY}"}, body).status == 200
+    )
+
+
+def test_key_stored_as_sha256_authenticates(gov: govcore.Governance) -> None:
+    """A key configured only by its SHA-256 works with its secret."""
+    assert _post(gov, HASHED_KEY, turn("s", "hi")).status == 200
+
+
+def test_scope_is_checked(gov: govcore.Governance) -> None:
+    """A key without governance:read may not record turns (403); one with it may."""
+    assert _post(gov, CHECK_KEY, turn("s", "hi")).json()["error"] == "forbidden"
+    assert _post(gov, READ_KEY, turn("s", "hi")).status == 200
+    with pytest.raises(govcore.PermissionDeniedError):
+        gov.client(CHECK_KEY).get_conversation("s")
+
+
+def test_check_output_needs_the_feature_setting(gov: govcore.Governance) -> None:
+    """checkOutput on a key without post_inference_checking is 403, even with a bad role."""
+    body = turn("s", "hi", role="user", checkOutput=True)
+    assert _post(gov, READ_KEY, body).status == 403
+    # With the feature allowed, checkOutput with a non-assistant role is a validation error.
+    response = _post(gov, FULL_KEY, body)
+    assert response.status == 400
+    assert [d["field"] for d in response.json()["details"]] == ["body"] or any(
+        "checkOutput" in d["message"] for d in response.json()["details"]
+    )
+
+
+def test_refusal_order_401_429_403_400(gov: govcore.Governance, clock: FakeClock) -> None:
+    """With every problem at once the order is 401, then 429, then 403, then 400."""
+    bad_body = "{not json"
+    assert _post(gov, REVOKED_KEY, bad_body).status == 401
+    for _ in range(3):
+        assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 200
+    assert _post(gov, SLOW_KEY, bad_body).status == 429
+    clock.advance(61)
+    assert _post(gov, CHECK_KEY, bad_body).status == 403
+    assert _post(gov, READ_KEY, bad_body).status == 400
+
+
+def test_rate_limit_window_and_headers(gov: govcore.Governance, clock: FakeClock) -> None:
+    """The 4th request in a minute for a 3-a-minute key is 429 until the first ages out."""
+    for _ in range(3):
+        assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 200
+        clock.advance(10)
+    refused = _post(gov, SLOW_KEY, turn("s", "hi"))
+    assert refused.status == 429
+    body = refused.json()
+    assert body["error"] == "rate_limited" and body["window_seconds"] == 60
+    assert refused.headers["retry-after"] == "30"
+    with pytest.raises(govcore.RateLimitedError) as caught:
+        gov.client(SLOW_KEY).get_conversation("s")
+    assert caught.value.retry_after == 30 and caught.value.window_seconds == 60
+    clock.advance(30)
+    assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 200
+
+
+def test_default_rate_limit_is_120_a_minute(gov: govcore.Governance) -> None:
+    """A key without its own limit gets 120 requests a minute."""
+    statuses = [
+        gov.handle("GET", "/governance/conversation/x", bearer(READ_KEY), None).status
+        for _ in range(121)
+    ]
+    assert statuses[:120] == [404] * 120
+    assert statuses[120] == 429
+
+
+def test_rate_limits_are_per_key(gov: govcore.Governance) -> None:
+    """One key's exhausted window does not limit another key."""
+    for _ in range(3):
+        _post(gov, SLOW_KEY, turn("s", "hi"))
+    assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 429
+    assert _post(gov, FULL_KEY, turn("s", "hi")).status == 200
+
+
+def test_idempotent_replay_is_byte_identical(gov: govcore.Governance, clock: FakeClock) -> None:
+    """A replay within 5 minutes returns the first response byte for byte and records nothing."""
+    body = turn("s", "can I get my money back", idempotencyKey="idem-1")
+    first = _post(gov, FULL_KEY, body)
+    clock.advance(299)
+    again = _post(gov, FULL_KEY, json.dumps(body, indent=2))  # same request, other bytes
+    assert again.status == 200 and again.body == first.body
+    snapshot = gov.client(FULL_KEY).get_conversation("s")
+    assert snapshot.turn_count == 1
+    typed = gov.client(FULL_KEY).record_turn(body)
+    assert typed.model_dump_json().encode() == first.body
+
+
+def test_idempotency_key_with_another_body_is_400(gov: govcore.Governance) -> None:
+    """The same key with a different body is refused, naming idempotencyKey."""
+    _post(gov, FULL_KEY, turn("s", "first", idempotencyKey="idem-2"))
+    response = _post(gov, FULL_KEY, turn("s", "second", idempotencyKey="idem-2"))
+    assert response.status == 400
+    assert response.json()["details"][0]["field"] == "idempotencyKey"
+
+
+def test_idempotency_window_ends_after_5_minutes(gov: govcore.Governance, clock: FakeClock) -> None:
+    """After 5 minutes the same key runs the request again."""
+    body = turn("s", "hi", idempotencyKey="idem-3")
+    _post(gov, FULL_KEY, body)
+    clock.advance(300)
+    assert _post(gov, FULL_KEY, body).json()["turnIndex"] == 2
+
+
+def test_idempotency_keys_are_per_tenant(gov: govcore.Governance) -> None:
+    """Another tenant using the same idempotency key gets its own result."""
+    _post(gov, FULL_KEY, turn("s", "hi", idempotencyKey="shared"))
+    other = _post(gov, OTHER_TENANT_KEY, turn("s", "something else", idempotencyKey="shared"))
+    assert other.status == 200 and other.json()["turnIndex"] == 1
+
+
+def test_sessions_belong_to_their_tenant(gov: govcore.Governance) -> None:
+    """Another tenant's key sees 404 for a session id, and its own turns start afresh."""
+    _post(gov, FULL_KEY, turn("shared-id", "hello"))
+    assert (
+        gov.handle(
+            "GET", "/governance/conversation/shared-id", bearer(OTHER_TENANT_KEY), None
+        ).status
+        == 404
+    )
+    assert _post(gov, OTHER_TENANT_KEY, turn("shared-id", "hi")).json()["turnIndex"] == 1
+    assert gov.client(FULL_KEY).get_conversation("shared-id").turn_count == 1
+
+
+def test_ttl_precedence(clock: FakeClock) -> None:
+    """Request ttlSeconds beats the key's setting, which beats the config default."""
+    gov = govcore.Governance.from_config(config(conversation_ttl_seconds=1000), clock=clock)
+    full, slow = gov.client(FULL_KEY), gov.client(SLOW_KEY)
+    full.record_turn(turn("default", "hi"))
+    slow.record_turn(turn("key", "hi"))
+    full.record_turn(turn("request", "hi", ttlSeconds=300))
+    clock.advance(299)
+    for session in ("default", "key", "request"):
+        full.get_conversation(session)
+    clock.advance(1)  # 300 s: the request's TTL is over
+    with pytest.raises(govcore.NotFoundError):
+        full.get_conversation("request")
+    clock.advance(300)  # 600 s: the key's TTL is over
+    with pytest.raises(govcore.NotFoundError):
+        full.get_conversation("key")
+    full.get_conversation("default")
+    clock.advance(400)  # 1000 s
+    with pytest.raises(govcore.NotFoundError):
+        full.get_conversation("default")
+
+
+def test_content_size_limit_names_field_and_limit(clock: FakeClock) -> None:
+    """Turn content beyond the limit is refused with 400 naming the field and the limit."""
+    gov = govcore.Governance.from_config(config(max_content_bytes=2048), clock=clock)
+    response = _post(gov, FULL_KEY, turn("s", "é" * 1025))  # 2050 bytes of UTF-8
+    assert response.status == 400
+    detail = response.json()["details"][0]
+    assert detail["field"] == "turn.content" and "2048" in detail["message"]
+    assert _post(gov, FULL_KEY, turn("s", "a" * 2048)).status == 200
+    context = _post(gov, FULL_KEY, turn("s", "hi", recentContext=["ok", "x" * 3000]))
+    assert context.json()["details"][0]["field"] == "recentContext[1]"
+
+
+def test_whole_body_limit(clock: FakeClock) -> None:
+    """A body beyond max_body_bytes is refused before parsing."""
+    gov = govcore.Governance.from_config(config(max_body_bytes=4096), clock=clock)
+    response = _post(gov, FULL_KEY, turn("s", "a" * 5000))
+    assert response.status == 400 and response.json()["details"][0]["field"] == "body"
+
+
+def test_rationale_required_follows_the_key(gov: govcore.Governance) -> None:
+    """pre-inference's rationaleRequired is the key's rationale_required setting."""
+    request = {"sessionId": "p", "prompt": "refund please"}
+    assert gov.client(FULL_KEY).pre_inference(request).rationale_required is True
+    assert gov.client(READ_KEY).pre_inference(request).rationale_required is False

@@ -1,0 +1,174 @@
+"""Loading and validating configurations and policy documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import govcore
+from govcore.cli import main
+from govcore.config import load_config
+from tests.support import EXAMPLE_CONFIG, config, policy
+
+
+def _problems(raw: Any) -> list[str]:
+    with pytest.raises(govcore.ConfigError) as caught:
+        load_config(raw)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_example_config_loads() -> None:
+    """The shipped example configuration is valid and has 15 to 25 policies."""
+    loaded = load_config(EXAMPLE_CONFIG)
+    assert set(loaded.tenants) == {"northwind"}
+    assert 15 <= len(loaded.tenants["northwind"]) <= 25
+
+
+def test_mapping_config_with_defaults() -> None:
+    """Settings are optional and default as the contract says."""
+    loaded = load_config(config())
+    assert loaded.settings.conversation_ttl_seconds == 4 * 3600
+    assert loaded.settings.default_rate_limit_per_minute == 120
+    assert loaded.settings.release_after_unselected_turns == 3
+
+
+def test_policies_from_directory_and_json_file(tmp_path: Path) -> None:
+    """Policies load from a directory of YAML and JSON files, relative to the config file."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(yaml.safe_dump([policy("a"), policy("b")]))
+    (folder / "c.json").write_text(json.dumps(policy("c")))
+    (folder / "notes.txt").write_text("ignored")
+    (tmp_path / "gov.json").write_text(
+        json.dumps({"tenants": {"t": {"policies": "policies"}}, "keys": []})
+    )
+    loaded = load_config(tmp_path / "gov.json")
+    assert [p.id for p in loaded.tenants["t"].policies] == ["a", "b", "c"]
+
+
+def test_every_problem_is_reported_with_its_place() -> None:
+    """One ConfigError lists every problem, each naming policy id, field and reason."""
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [
+        policy("p1", severity="high"),
+        policy("p2", enforcement="block"),
+        policy("p3", detect=[{"regex": "(a)\\1"}]),
+        policy("p4", detect=[{"terms": ["x"], "pii": "email"}]),
+        policy("p5", colour="red"),
+        policy("p6", tools=[{"tool": "send_*"}]),
+        policy("p1"),
+    ]
+    raw["keys"].append({"key": "gk_unknown_tenant_key", "tenant": "nobody"})
+    raw["surprise"] = True
+    problems = _problems(raw)
+    text = "\n".join(problems)
+    assert "surprise: unknown field" in text
+    assert "(policy 'p1'): severity" in text
+    assert "(policy 'p2'): enforcement" in text and "'block'" in text
+    assert "(policy 'p3'): detect[0].regex: regex does not compile" in text
+    assert "(policy 'p4'): detect[0]: a detect rule needs exactly one of regex, terms, pii" in text
+    assert "(policy 'p5'): colour: unknown field" in text
+    assert "(policy 'p6'): tools[0]" in text
+    assert "unknown tenant 'nobody'" in text
+    assert len(problems) == 8
+
+
+def test_duplicate_policy_ids_are_refused() -> None:
+    """Two policies of a tenant may not share an id."""
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [policy("same"), policy("same")]
+    assert any("duplicate policy id 'same'" in p for p in _problems(raw))
+
+
+def test_file_problems_name_the_file(tmp_path: Path) -> None:
+    """A problem inside a policy file names that file."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "bad.yaml").write_text(yaml.safe_dump([policy("x", severity=-1)]))
+    (folder / "broken.yaml").write_text("- id: [unclosed\n")
+    (tmp_path / "gov.yaml").write_text(yaml.safe_dump({"tenants": {"t": {"policies": "p"}}}))
+    problems = _problems(tmp_path / "gov.yaml")
+    assert any("bad.yaml[0] (policy 'x'): severity" in p for p in problems)
+    assert any("broken.yaml: invalid YAML at line" in p for p in problems)
+
+
+def test_missing_policy_path_and_unreadable_config(tmp_path: Path) -> None:
+    """A policy path that does not exist, or a config file that is missing, is reported."""
+    assert any(
+        "no such file or directory" in p
+        for p in _problems({"tenants": {"t": {"policies": str(tmp_path / "nope")}}})
+    )
+    assert any("cannot read" in p for p in _problems(tmp_path / "absent.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ({"tenant": "acme"}, "exactly one of key or key_sha256"),
+        ({"key": "gk_aaaaaaaaaa", "key_sha256": "0" * 64, "tenant": "acme"}, "exactly one"),
+        ({"key_sha256": "xyz", "tenant": "acme"}, "key_sha256"),
+        ({"key": "gk_aaaaaaaaaa", "tenant": "acme", "scopes": ["admin"]}, "scopes[0]"),
+        (
+            {"key": "gk_aaaaaaaaaa", "tenant": "acme", "settings": {"tool_call_governance": "on"}},
+            "tool_call_governance",
+        ),
+        (
+            {
+                "key": "gk_aaaaaaaaaa",
+                "tenant": "acme",
+                "settings": {"conversation_ttl_seconds": 10},
+            },
+            "conversation_ttl_seconds",
+        ),
+        ({"key": "gk_aaaaaaaaaa", "tenant": "acme", "settings": {"colour": 1}}, "colour"),
+    ],
+)
+def test_bad_keys_are_refused(key: dict[str, Any], reason: str) -> None:
+    """Key entries are validated field by field."""
+    raw = config()
+    raw["keys"] = [key]
+    assert any(reason in p for p in _problems(raw))
+
+
+def test_the_same_secret_twice_is_refused() -> None:
+    """Two key entries may not carry the same secret, in clear or hashed."""
+    raw = config()
+    raw["keys"] = [
+        {"key": "gk_same_secret_1", "tenant": "acme"},
+        {"key": "gk_same_secret_1", "tenant": "globex"},
+    ]
+    assert any("the same secret" in p for p in _problems(raw))
+
+
+def test_bad_settings_are_refused() -> None:
+    """Settings are range-checked."""
+    problems = _problems(config(conversation_ttl_seconds=5, retrieval_top_k=0))
+    assert any("settings: conversation_ttl_seconds" in p for p in problems)
+    assert any("settings: retrieval_top_k" in p for p in problems)
+
+
+def test_validate_command_prints_every_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`govcore validate` exits non-zero and prints all problems, or OK for a good file."""
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [policy("a", severity="x"), policy("b", tags="t")]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw))
+    assert main(["validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "2 problems" in err and "(policy 'a')" in err and "(policy 'b')" in err
+    assert main(["validate", str(EXAMPLE_CONFIG)]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_from_config_raises_config_error() -> None:
+    """Governance.from_config raises ConfigError, a GovcoreError, for a bad config."""
+    with pytest.raises(govcore.ConfigError) as caught:
+        govcore.Governance.from_config({"tenants": "nope"})
+    assert isinstance(caught.value, govcore.GovcoreError)
+    assert "tenants" in str(caught.value)
