@@ -105,11 +105,13 @@ def test_rate_limit_window_and_headers(gov: govcore.Governance, clock: FakeClock
     refused = _post(gov, SLOW_KEY, turn("s", "hi"))
     assert refused.status == 429
     body = refused.json()
-    assert body["error"] == "rate_limited" and body["window_seconds"] == 60
+    assert body["error"] == "rate_limited"
+    assert body["window_seconds"] == 60
     assert refused.headers["retry-after"] == "30"
     with pytest.raises(govcore.RateLimitedError) as caught:
         gov.client(SLOW_KEY).get_conversation("s")
-    assert caught.value.retry_after == 30 and caught.value.window_seconds == 60
+    assert caught.value.retry_after == 30
+    assert caught.value.window_seconds == 60
     clock.advance(30)
     assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 200
 
@@ -138,7 +140,8 @@ def test_idempotent_replay_is_byte_identical(gov: govcore.Governance, clock: Fak
     first = _post(gov, FULL_KEY, body)
     clock.advance(299)
     again = _post(gov, FULL_KEY, json.dumps(body, indent=2))  # same request, other bytes
-    assert again.status == 200 and again.body == first.body
+    assert again.status == 200
+    assert again.body == first.body
     snapshot = gov.client(FULL_KEY).get_conversation("s")
     assert snapshot.turn_count == 1
     typed = gov.client(FULL_KEY).record_turn(body)
@@ -165,7 +168,8 @@ def test_idempotency_keys_are_per_tenant(gov: govcore.Governance) -> None:
     """Another tenant using the same idempotency key gets its own result."""
     _post(gov, FULL_KEY, turn("s", "hi", idempotencyKey="shared"))
     other = _post(gov, OTHER_TENANT_KEY, turn("s", "something else", idempotencyKey="shared"))
-    assert other.status == 200 and other.json()["turnIndex"] == 1
+    assert other.status == 200
+    assert other.json()["turnIndex"] == 1
 
 
 def test_sessions_belong_to_their_tenant(gov: govcore.Governance) -> None:
@@ -209,7 +213,8 @@ def test_content_size_limit_names_field_and_limit(clock: FakeClock) -> None:
     response = _post(gov, FULL_KEY, turn("s", "é" * 1025))  # 2050 bytes of UTF-8
     assert response.status == 400
     detail = response.json()["details"][0]
-    assert detail["field"] == "turn.content" and "2048" in detail["message"]
+    assert detail["field"] == "turn.content"
+    assert "2048" in detail["message"]
     assert _post(gov, FULL_KEY, turn("s", "a" * 2048)).status == 200
     context = _post(gov, FULL_KEY, turn("s", "hi", recentContext=["ok", "x" * 3000]))
     assert context.json()["details"][0]["field"] == "recentContext[1]"
@@ -219,7 +224,8 @@ def test_whole_body_limit(clock: FakeClock) -> None:
     """A body beyond max_body_bytes is refused before parsing."""
     gov = govcore.Governance.from_config(config(max_body_bytes=4096), clock=clock)
     response = _post(gov, FULL_KEY, turn("s", "a" * 5000))
-    assert response.status == 400 and response.json()["details"][0]["field"] == "body"
+    assert response.status == 400
+    assert response.json()["details"][0]["field"] == "body"
 
 
 def test_rationale_required_follows_the_key(gov: govcore.Governance) -> None:

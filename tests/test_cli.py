@@ -12,7 +12,8 @@ def test_demo_runs_the_scripted_conversation(capsys: pytest.CaptureFixture[str])
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert out.count("+ newly applicable") == 12
-    assert "injection block" in out and "Applicable company policies" in out
+    assert "injection block" in out
+    assert "Applicable company policies" in out
     assert "ai-disclosure" in out
     assert "conversation deleted" in out
 

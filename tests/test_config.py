@@ -68,7 +68,8 @@ def test_every_problem_is_reported_with_its_place() -> None:
     text = "\n".join(problems)
     assert "surprise: unknown field" in text
     assert "(policy 'p1'): severity" in text
-    assert "(policy 'p2'): enforcement" in text and "'block'" in text
+    assert "(policy 'p2'): enforcement" in text
+    assert "'block'" in text
     assert "(policy 'p3'): detect[0].regex: regex does not compile" in text
     assert "(policy 'p4'): detect[0]: a detect rule needs exactly one of regex, terms, pii" in text
     assert "(policy 'p5'): colour: unknown field" in text
@@ -161,7 +162,9 @@ def test_validate_command_prints_every_problem(
     bad.write_text(yaml.safe_dump(raw))
     assert main(["validate", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert "2 problems" in err and "(policy 'a')" in err and "(policy 'b')" in err
+    assert "2 problems" in err
+    assert "(policy 'a')" in err
+    assert "(policy 'b')" in err
     assert main(["validate", str(EXAMPLE_CONFIG)]) == 0
     assert "OK" in capsys.readouterr().out
 

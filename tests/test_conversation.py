@@ -33,7 +33,8 @@ def test_first_turn_selects_policy_and_always_on(client: govcore.GovernanceClien
     assert response.turn_index == 1
     assert set(_ids(response.active_policies)) == {"refunds", "ai-disclosure"}
     assert _ids(response.diff.newly_applicable) == _ids(response.active_policies)
-    assert response.diff.still_active == [] and response.diff.newly_released == []
+    assert response.diff.still_active == []
+    assert response.diff.newly_released == []
     events = response.diff.binding_events
     assert {(e.policy_id, e.event, e.turn_index) for e in events} == {
         ("refunds", "binding_started", 1),
@@ -145,7 +146,8 @@ def test_snapshot_is_read_only(client: govcore.GovernanceClient, clock: FakeCloc
     recorded = client.record_turn(turn("s", "refund please", ttlSeconds=300))
     clock.advance(200)
     snapshot = client.get_conversation("s")
-    assert snapshot.session_id == "s" and snapshot.turn_count == 1
+    assert snapshot.session_id == "s"
+    assert snapshot.turn_count == 1
     assert _ids(snapshot.active_policies) == _ids(recorded.active_policies)
     assert snapshot.injection_block == recorded.injection_block
     assert snapshot.binding_log == recorded.diff.binding_events
@@ -207,7 +209,8 @@ def test_pre_inference_is_stateless_and_cached(client: govcore.GovernanceClient)
     first = client.pre_inference(request)
     assert first.cache_hit is False
     assert set(_ids(first.applicable_policies)) == {"refunds", "ai-disclosure"}
-    assert first.injection_block and first.token_estimate <= 600
+    assert first.injection_block
+    assert first.token_estimate <= 600
     again = client.pre_inference(request)
     assert again.cache_hit is True
     assert again.applicable_policies == first.applicable_policies

@@ -57,9 +57,12 @@ def test_get_and_delete_by_path(gov: govcore.Governance) -> None:
         "POST", "/governance/conversation/turn", bearer(FULL_KEY), json.dumps(turn("a b/c", "hi"))
     )
     got = gov.handle("GET", "/governance/conversation/a%20b%2Fc", bearer(FULL_KEY), None)
-    assert got.status == 200 and got.json()["sessionId"] == "a b/c"
+    assert got.status == 200
+    assert got.json()["sessionId"] == "a b/c"
     deleted = gov.handle("DELETE", "/governance/conversation/a%20b%2Fc", bearer(FULL_KEY), None)
-    assert deleted.status == 204 and deleted.body == b"" and deleted.json() is None
+    assert deleted.status == 204
+    assert deleted.body == b""
+    assert deleted.json() is None
     assert "content-type" not in deleted.headers
     assert (
         gov.handle("GET", "/governance/conversation/a%20b%2Fc", bearer(FULL_KEY), None).status
@@ -145,7 +148,8 @@ def test_error_bodies_have_code_and_message(gov: govcore.Governance) -> None:
 def test_unauthenticated_has_www_authenticate(gov: govcore.Governance) -> None:
     """401 answers say which scheme to use."""
     response = gov.handle("GET", "/governance/conversation/x", {}, None)
-    assert response.status == 401 and response.headers["www-authenticate"] == "Bearer"
+    assert response.status == 401
+    assert response.headers["www-authenticate"] == "Bearer"
 
 
 def test_output_check_routes_are_not_there_yet(gov: govcore.Governance) -> None:

@@ -30,7 +30,8 @@ def test_capacity_drops_least_recently_used() -> None:
     store.get("a")
     store.update("c", lambda raw: StoreWrite(b"3", clock.now + 60, None))
     assert store.get("b") is None
-    assert store.get("a") == b"1" and store.get("c") == b"3"
+    assert store.get("a") == b"1"
+    assert store.get("c") == b"3"
     assert len(store) == 2
 
 
