@@ -18,7 +18,6 @@ eyeball conversation turns, and ``--stats`` for timings and vocabulary statistic
 from __future__ import annotations
 
 import argparse
-import bisect
 import itertools
 import json
 import random
@@ -1176,7 +1175,8 @@ def _topic_table(
     table = list(_STRIDED["area:" + area][start : start + size - n_focus - n_alt])
     start = draw(_BITS)
     table += _STRIDED["area:" + alt_area][start : start + n_alt]
-    table += [focus[i % len(focus)] for i in range(n_focus)]
+    if n_focus:
+        table += (focus * (n_focus // len(focus) + 1))[:n_focus]
     return table
 
 
@@ -1238,8 +1238,8 @@ def _detect_rule(rng: random.Random, area: str) -> dict[str, object]:
     return {"regex": rng.choice(_ID_FORMATS)[0]}
 
 
-_SEVERITIES = tuple(x / 2 for x in range(2, 11))  # 1.0 .. 5.0
-_SEVERITY_CUM = tuple(itertools.accumulate((2, 3, 5, 7, 8, 7, 5, 3, 2)))
+# Severities 1.0 .. 5.0 in halves, most often in the middle: ``_SEVERITIES[getrandbits(6)]``.
+_SEVERITIES = _expand([x / 2 for x in range(2, 11)], (8, 3, 5, 7, 2, 7, 5, 3, 2), 6)
 
 
 def _enforcement(rng: random.Random, severity: float) -> str:
@@ -1317,8 +1317,9 @@ def generate_policies(
         raise ValueError(f"text_bytes must be > 0, got {text_bytes}")
     rng = random.Random(seed)
     topic_bits = min(_MAX_TOPIC_BITS, max(5, (text_bytes // 35).bit_length()))
-    id_width = max(5, len(str(count)))
-    ref_width = max(4, len(str(count)))
+    digits = len(str(count))
+    id_format = f"pol-{{:0{max(5, digits)}d}}-{{}}"
+    ref_format = f"CORP-{{}}-{{:0{max(4, digits)}d}} {{}} {{}}"
     policies: list[dict[str, object]] = []
     for number in range(1, count + 1):
         area = _draw(rng, "AREA")
@@ -1344,16 +1345,16 @@ def generate_policies(
         opening = _pick(rng, _OPENINGS).format(**slots)
         text = _policy_text(rng, opening, topic, topic_bits, text_bytes)
 
-        severity = _SEVERITIES[bisect.bisect(_SEVERITY_CUM, rng.random() * _SEVERITY_CUM[-1])]
+        severity = _SEVERITIES[rng.getrandbits(6)]
         code, label = _AREA_LABELS[area]
         policy: dict[str, object] = {
-            "id": f"pol-{number:0{id_width}d}-{area}",
+            "id": id_format.format(number, area),
             "title": title,
             "summary": summary,
             "text": text,
             "severity": severity,
             "enforcement": _enforcement(rng, severity),
-            "citationRef": f"CORP-{code}-{number:0{ref_width}d} {label} {qualifier}",
+            "citationRef": ref_format.format(code, number, label, qualifier),
             "tags": _tags(rng, area, focus, qualifier),
             "area": area,
         }
