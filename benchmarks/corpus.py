@@ -18,7 +18,6 @@ eyeball conversation turns, and ``--stats`` for timings and vocabulary statistic
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import random
 import re
@@ -414,14 +413,14 @@ _RISKY_PHRASES: dict[str, tuple[str, ...]] = {
 PII_KINDS: tuple[str, ...] = ("email", "phone", "credit_card", "iban", "ip_address")
 """The ``pii`` kinds used in generated ``detect`` rules."""
 
-# Identifier formats: regex used by detect rules and a matching generator for turns.
-_ID_FORMATS: tuple[tuple[str, str, int], ...] = (
-    # (regex, prefix, digits)
-    ("TKT-[0-9]{6}", "TKT-", 6),
-    ("ORD-[0-9]{8}", "ORD-", 8),
-    ("RMA-[0-9]{7}", "RMA-", 7),
-    ("INV-[0-9]{4}-[0-9]{4}", "INV-", 0),
-    ("CASE-[0-9]{5}", "CASE-", 5),
+# Identifier formats used by ``regex`` detect rules; turns contain matching identifiers (see
+# the ORDER, TKT, RMA, CASE and INV slots below).
+_ID_REGEXES: tuple[str, ...] = (
+    "TKT-[0-9]{6}",
+    "ORD-[0-9]{8}",
+    "RMA-[0-9]{7}",
+    "INV-[0-9]{4}-[0-9]{4}",
+    "CASE-[0-9]{5}",
 )
 
 _SHARED_NOUNS = _split(
@@ -801,8 +800,9 @@ def _expand(items: Sequence[_T], weights: Sequence[float], bits: int) -> tuple[_
     size = 1 << bits
     total = sum(weights)
     counts = [max(1, int(w / total * size)) for w in weights]
-    counts[0] += size - sum(counts)  # the most common item absorbs rounding
-    if counts[0] < 1:
+    top = counts.index(max(counts))
+    counts[top] += size - sum(counts)  # the most common item absorbs rounding
+    if counts[top] < 1:
         raise ValueError("too many items for the lookup table")
     return tuple(item for item, n in zip(items, counts, strict=True) for _ in range(n))
 
@@ -877,6 +877,8 @@ _GENERATED: dict[str, Callable[[random.Random], str]] = {
     "ORDER": lambda rng: "ORD-" + _digits(rng, 8),
     "TKT": lambda rng: "TKT-" + _digits(rng, 6),
     "RMA": lambda rng: "RMA-" + _digits(rng, 7),
+    "CASE": lambda rng: "CASE-" + _digits(rng, 5),
+    "INV": lambda rng: f"INV-{_digits(rng, 4)}-{_digits(rng, 4)}",
     "DATE": _date,
     "MIN": lambda rng: str(rng.choice((5, 10, 15, 20, 30))),
 }
@@ -903,7 +905,7 @@ _Source = _Table | str | None  # a table, a generated slot's key, or None for ``
 _MEAN_AREA_TERM = sum(len(term) for area in AREAS for term in _TABLES["area:" + area]) / (
     len(AREAS) * _TABLE_SIZE
 )
-_GENERATED_LENGTHS = {"ORDER": 12, "TKT": 10, "RMA": 11, "DATE": 14, "MIN": 2}
+_GENERATED_LENGTHS = {"ORDER": 12, "TKT": 10, "RMA": 11, "CASE": 10, "INV": 13, "DATE": 14}
 
 
 class _Template:
@@ -922,11 +924,13 @@ class _Template:
         for key in keys:
             if key not in _TABLES and key not in _GENERATED and key != "A":
                 raise KeyError(f"unknown slot {key!r} in template {text!r}")
+        if _SLOT_RE.sub("", text).count("{") or _SLOT_RE.sub("", text).count("}"):
+            raise ValueError(f"stray brace in template {text!r}")
         self.sources: tuple[_Source, ...] = tuple(
             None if key == "A" else _TABLES.get(key, key) for key in keys
         )
         self.simple = all(key == "A" or key in _TABLES for key in keys)
-        self.fmt = _SLOT_RE.sub("{}", text.replace("{{", "(").replace("}}", ")"))
+        self.fmt = _SLOT_RE.sub("{}", text)
         self.capitalise = text.startswith("{")
         self.mean_length = len(self.fmt) - 2 * len(keys) + sum(map(_mean_length, keys))
 
@@ -969,8 +973,9 @@ def _templates(block: str) -> tuple[_Template, ...]:
 
 
 # Slot keys: A area term (biased to the policy's focus terms), S shared noun, R role, V/VP/VG
-# verb forms, J adjective, G segment, D days, H hours, M money, PCT percentage, N count,
-# SYS system, ORG organisation, PER person, CITY city.
+# verb forms, J adjective, ADV adverb, G segment, D days, H hours, M money, PCT percentage,
+# N count, SYS system, ORG organisation, PER person, CITY city, PROD product, CTX circumstance,
+# WHY reason; turns also use generated ORDER, TKT, RMA, CASE, INV, DATE and MIN slots.
 _BODY = _templates(
     """
     Any {A} above {M} must be {VP} by the {R} before it is {VP}.
@@ -996,7 +1001,7 @@ _BODY = _templates(
     Before {VG} any {A}, confirm the customer's identity and check the {S} in {SYS}.
     All {A} decisions are sampled monthly, and at least {PCT} of cases must pass the {S} check.
     Where the value exceeds {M} or the customer has raised more than {N} complaints in {D}, the {R} must be involved.
-    The {S} team publishes updated guidance on {A} every quarter.
+    The {R} publishes updated guidance on {A} every quarter.
     Do not disclose internal {A} criteria or {S} thresholds to customers.
     If a customer disputes the {A}, acknowledge the complaint within {H} and open a case in {SYS}.
     Both {A} and {A} are treated as {J} matters and must be {VP} by a second reviewer.
@@ -1028,7 +1033,7 @@ _BODY = _templates(
     Partners such as {ORG} report {J} {A} to {PER} within {D}.
     The {A} process was last revised by {PER} and {PER} after feedback from the {CITY} team.
     Staff in the {CITY} and {CITY} offices use {SYS} to track {A} and {A}.
-    A {J} {A} that is noticed {CTX} should be {VP} {ADV} and escalated to {ORG} if it involves their systems.
+    Any {J} {A} that is noticed {CTX} should be {VP} {ADV} and escalated to {ORG} if it involves their systems.
     Past cases show that {A} is most often disputed {WHY}.
     """
 )
@@ -1078,6 +1083,8 @@ _CUSTOMER_TOPICAL = _templates(
     Who do I talk to about the {A}? The last agent said it was a different department.
     My manager wants to know whether the {A} covers purchases over {M}.
     I'd like to make a formal complaint about how the {A} was handled.
+    I already have a return number, {RMA}, but nobody has explained the {A} to me.
+    Invoice {INV} shows a charge I don't recognise, and I think it's linked to the {A}.
     """
 )
 
@@ -1095,6 +1102,7 @@ _AGENT_TOPICAL = _templates(
     For security reasons I need to verify a couple of details before I can discuss the {A}.
     The {A} was {VP} automatically by our system, which is why you received that email.
     I completely understand. Let me explain how the {A} works so there are no surprises.
+    I've opened case {CASE} for the {A} and attached your order details.
     """
 )
 
@@ -1176,7 +1184,7 @@ def _topic_table(
     start = draw(_BITS)
     table += _STRIDED["area:" + alt_area][start : start + n_alt]
     if n_focus:
-        table += (focus * (n_focus // len(focus) + 1))[:n_focus]
+        table += (list(focus) * (n_focus // len(focus) + 1))[:n_focus]
     return table
 
 
@@ -1235,11 +1243,11 @@ def _detect_rule(rng: random.Random, area: str) -> dict[str, object]:
         return {"terms": rng.sample(_RISKY_PHRASES[area], 2)}
     if kind < 0.75:
         return {"pii": rng.choice(PII_KINDS)}
-    return {"regex": rng.choice(_ID_FORMATS)[0]}
+    return {"regex": rng.choice(_ID_REGEXES)}
 
 
 # Severities 1.0 .. 5.0 in halves, most often in the middle: ``_SEVERITIES[getrandbits(6)]``.
-_SEVERITIES = _expand([x / 2 for x in range(2, 11)], (8, 3, 5, 7, 2, 7, 5, 3, 2), 6)
+_SEVERITIES = _expand([x / 2 for x in range(2, 11)], (2, 3, 5, 7, 8, 7, 5, 3, 2), 6)
 
 
 def _enforcement(rng: random.Random, severity: float) -> str:
@@ -1391,7 +1399,7 @@ def _order_block(rng: random.Random) -> str:
         f"{_draw(rng, 'CITY')} {_digits(rng, 5)}"
     )
     if rng.random() < 0.5:
-        lines.append(f"Paid with card ending {_digits(rng, 4)}")
+        lines.append(f"Paid with card ending {_digits(rng, 4)}, invoice {_draw(rng, 'INV')}")
     return "\n".join(lines)
 
 
@@ -1494,10 +1502,17 @@ def generate_turn(
         rng: source of randomness; the output is a pure function of its state.
         size_bytes: target length in characters (all ASCII).
         role: ``"customer"`` or ``"agent"``; changes the phrasing of topical sentences.
-        area: the area a topical turn talks about.
+        area: the area a topical turn talks about (one of :data:`AREAS`).
+
+    Raises:
+        ValueError: ``size_bytes`` is not positive, or ``role`` or ``area`` is unknown.
     """
     if size_bytes <= 0:
         raise ValueError(f"size_bytes must be > 0, got {size_bytes}")
+    if role not in ("customer", "agent"):
+        raise ValueError(f"role must be 'customer' or 'agent', got {role!r}")
+    if area is not None and area not in _AREA_TERMS:
+        raise ValueError(f"unknown area {area!r} (known: {', '.join(AREAS)})")
     topical = rng.random() < 0.6
     if topical and area is None:
         area = _draw(rng, "AREA")
@@ -1511,13 +1526,20 @@ def generate_turn(
         else:
             parts[0] += f' Someone told me "{phrase}", is that right?'
     total = len(parts[0])
+    pasted: set[str] = set()  # an order, an email and a ticket header at most once each
     while total < size_bytes:
         roll = rng.random()
-        if roll < 0.25:
+        kind = (
+            "order" if roll < 0.2 else "email" if roll < 0.35 else "ticket" if roll < 0.45 else ""
+        )
+        if kind in pasted:
+            kind = ""
+        pasted.add(kind)
+        if kind == "order":
             block = _order_block(rng)
-        elif roll < 0.5:
+        elif kind == "email":
             block = _email_block(ctx)
-        elif roll < 0.6:
+        elif kind == "ticket":
             block = _ticket_block(rng)
         else:
             block = ctx.sentences(rng.randint(2, 4))
@@ -1537,6 +1559,8 @@ def generate_conversation(turns: int, *, seed: int = 0, turn_bytes: int = 1000) 
     """
     if turns < 0:
         raise ValueError(f"turns must be >= 0, got {turns}")
+    if turn_bytes <= 0:
+        raise ValueError(f"turn_bytes must be > 0, got {turn_bytes}")
     rng = random.Random(seed)
     topic = rng.choices(AREAS, weights=_AREA_WEIGHTS)[0]
     out: list[str] = []

@@ -18,8 +18,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from govcore._text import words_of
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
 from govcore.policy import PolicyDocument, PolicySet
@@ -61,6 +69,8 @@ class GovernanceSettings(_ConfigModel):
     """At most this many policies are selected by retrieval per turn."""
     min_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
     """Minimum retrieval score; ``None`` keeps the retriever's own calibrated default."""
+    synonyms: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(default_factory=dict)
+    """Extra paraphrase concepts for retrieval: a one-word concept to phrases that mean it."""
     retrieval_window_chars: Annotated[int, Field(ge=256, le=1_048_576)] = 2048
     """Retrieval reads at most this many characters from each end of a long turn."""
     recent_context_turns: Annotated[int, Field(ge=0, le=50)] = 3
@@ -76,6 +86,17 @@ class GovernanceSettings(_ConfigModel):
     """A conversation keeps this many of its latest binding events."""
     max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
     """Capacity of the default in-memory store; the least recently used entries go first."""
+
+    @field_validator("synonyms")
+    @classmethod
+    def _synonyms_are_words(cls, synonyms: dict[str, list[str]]) -> dict[str, list[str]]:
+        for concept, phrases in synonyms.items():
+            if len(words_of(concept)) != 1:
+                raise ValueError(f"synonym concept {concept!r} must be a single word")
+            for phrase in phrases:
+                if not words_of(phrase):
+                    raise ValueError(f"synonym phrase {phrase!r} of {concept!r} has no words")
+        return synonyms
 
 
 class KeySettings(_ConfigModel):

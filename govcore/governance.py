@@ -115,11 +115,10 @@ class Governance:
             clock=self._clock, maxsize=config.settings.max_conversations
         )
         if retriever is None:
-            retriever = (
-                TfidfRetriever()
-                if config.settings.min_relevance is None
-                else TfidfRetriever(min_relevance=config.settings.min_relevance)
-            )
+            options: dict[str, Any] = {"synonyms": config.settings.synonyms}
+            if config.settings.min_relevance is not None:
+                options["min_relevance"] = config.settings.min_relevance
+            retriever = TfidfRetriever(**options)
         self._retriever = retriever
         self._count_tokens: TokenCounter = token_counter or estimate_tokens
         self._trace_ids: Callable[[], str] = trace_ids or (lambda: str(uuid.uuid4()))

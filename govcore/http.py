@@ -112,7 +112,8 @@ def _error_response(error: GovcoreError) -> HttpResponse:
         headers["allow"] = ", ".join(error.allowed)
     elif error.status == 401:
         headers["www-authenticate"] = "Bearer"
-    body = json.dumps(error.to_body(), ensure_ascii=False).encode()
+    # ASCII escapes: a message may quote caller input that is not encodable as UTF-8.
+    body = json.dumps(error.to_body()).encode()
     return HttpResponse(error.status, headers, body)
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from govcore.models import BindingEventKind
 from govcore.policy import PolicyDocument, PolicySet
@@ -48,9 +48,11 @@ class Binding:
     last_selected_turn: int
 
 
-@dataclass(frozen=True, slots=True)
-class BindingRecord:
-    """A binding event as stored in the conversation's log."""
+class BindingRecord(NamedTuple):
+    """A binding event as stored in the conversation's log.
+
+    A named tuple, because a long conversation's log holds many and is decoded at every turn.
+    """
 
     turn_index: int
     policy_id: str
@@ -77,7 +79,7 @@ class ConversationState:
             "v": _STATE_VERSION,
             "turns": self.turn_count,
             "active": [[b.policy_id, b.since_turn, b.last_selected_turn] for b in self.bindings],
-            "log": [[r.turn_index, r.policy_id, r.event, r.ts] for r in self.binding_log],
+            "log": self.binding_log,
             "block": self.injection_block,
             "updated": self.updated_at,
         }
@@ -96,9 +98,7 @@ class ConversationState:
         return cls(
             turn_count=int(document["turns"]),
             bindings=tuple(Binding(str(p), int(s), int(t)) for p, s, t in document["active"]),
-            binding_log=tuple(
-                BindingRecord(int(i), str(p), e, str(ts)) for i, p, e, ts in document["log"]
-            ),
+            binding_log=tuple(map(BindingRecord._make, document["log"])),
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
         )

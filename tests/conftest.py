@@ -271,9 +271,7 @@ def applies_when_matches(policy_id: str, attributes: Mapping[str, Any] | None) -
         allowed_values = allowed if isinstance(allowed, list) else [allowed]
         have = attributes[name]
         values = have if isinstance(have, list) else [have]
-        if not any(
-            type(v) is type(a) and v == a for v in values for a in allowed_values
-        ):
+        if not any(type(v) is type(a) and v == a for v in values for a in allowed_values):
             return False
     return True
 

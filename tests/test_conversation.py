@@ -334,3 +334,21 @@ def test_invalid_turn_requests_name_the_field(
     with pytest.raises(govcore.InvalidRequestError) as caught:
         client.record_turn(body)
     assert field in [d.field for d in caught.value.details]
+
+
+def test_configured_synonyms_reach_retrieval(clock: FakeClock) -> None:
+    """A synonyms setting makes a company's own phrasing select the policy it means."""
+    phrase = "Where is my parcel? It says out for delivery since Monday."
+    plain = govcore.Governance.from_config(config(), clock=clock).client(FULL_KEY)
+    assert "refunds" not in _ids(plain.record_turn(turn("s", "can I get a rain check")).active_policies)
+    tuned = govcore.Governance.from_config(
+        config(synonyms={"refund": ["rain check"]}), clock=clock
+    ).client(FULL_KEY)
+    assert "refunds" in _ids(tuned.record_turn(turn("s", "can I get a rain check")).active_policies)
+    assert "shipping" in _ids(tuned.record_turn(turn("t", phrase)).active_policies)
+
+
+def test_bad_synonyms_are_a_config_error() -> None:
+    """A synonym concept must be one word."""
+    with pytest.raises(govcore.ConfigError, match="synonyms"):
+        govcore.Governance.from_config(config(synonyms={"two words": ["x"]}))

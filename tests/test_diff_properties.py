@@ -82,6 +82,10 @@ attributes = st.none() | st.fixed_dictionaries(
 area_ids = st.none() | st.lists(
     st.sampled_from([*ACME_AREAS, "no-such-area"]), max_size=3, unique=True
 )
+roles = st.sampled_from(["user", "assistant", "tool"])
+recent_contexts = st.lists(texts, max_size=3)
+budgets = st.integers(50, 4000)
+clock_steps = st.sampled_from([0.0, 0.25, 1.0, 30.0, 600.0])
 history_entries = st.lists(
     st.fixed_dictionaries(
         {"role": st.sampled_from(["user", "assistant", "tool"]), "content": texts}
@@ -93,12 +97,7 @@ history_entries = st.lists(
 @st.composite
 def turn_specs(draw: st.DrawFn) -> dict[str, Any]:
     """One turn's request fields (without sessionId and priorHistory) and a clock step."""
-    request: dict[str, Any] = {
-        "turn": {
-            "role": draw(st.sampled_from(["user", "assistant", "tool"])),
-            "content": draw(texts),
-        }
-    }
+    request: dict[str, Any] = {"turn": {"role": draw(roles), "content": draw(texts)}}
     attrs = draw(attributes)
     if attrs is not None:
         request["endUserContext"] = {"attributes": attrs}
@@ -106,10 +105,10 @@ def turn_specs(draw: st.DrawFn) -> dict[str, Any]:
     if areas is not None or draw(st.booleans()):
         request["policyAreaIds"] = areas
     if draw(st.booleans()):
-        request["recentContext"] = draw(st.lists(texts, max_size=3))
+        request["recentContext"] = draw(recent_contexts)
     if draw(st.booleans()):
-        request["tokenBudget"] = draw(st.integers(50, 4000))
-    return {"request": request, "step": draw(st.sampled_from([0.0, 0.25, 1.0, 30.0, 600.0]))}
+        request["tokenBudget"] = draw(budgets)
+    return {"request": request, "step": draw(clock_steps)}
 
 
 def _ids(policies: list[govcore.ApplicablePolicy]) -> list[str]:
@@ -136,7 +135,7 @@ def _check_policy_fields(policy: govcore.ApplicablePolicy) -> None:
     assert policy.tags == source.get("tags", [])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     turns=st.lists(turn_specs(), min_size=1, max_size=8),
     history=st.none() | history_entries,
@@ -202,7 +201,7 @@ def test_diff_is_consistent_turn_by_turn(
         for policy in response.active_policies:
             _check_policy_fields(policy)
             assert applies_when_matches(policy.id, attrs), (policy.id, attrs)
-        assert ALWAYS_ON_IDS <= set(active)
+        assert set(active) >= ALWAYS_ON_IDS
         areas = spec["request"].get("policyAreaIds")
         if areas is not None:
             for pid in set(newly) - ALWAYS_ON_IDS:
@@ -281,6 +280,12 @@ POLICY_SET = govcore.PolicySet.from_documents("acme", ACME_POLICIES)
 POLICY_IDS = [p["id"] for p in ACME_POLICIES]
 
 
+turn_counts = st.integers(1, 14)
+region_attributes = st.none() | st.fixed_dictionaries({"region": attribute_values})
+chosen_ids = st.lists(st.sampled_from(POLICY_IDS), max_size=4, unique=True)
+relevances = st.floats(0.0, 1.0)
+
+
 def _count(text: str) -> int:
     return -(-len(text) // 4)
 
@@ -289,14 +294,10 @@ def _count(text: str) -> int:
 def controlled_turns(draw: st.DrawFn) -> list[tuple[dict[str, float], dict[str, Any] | None]]:
     """Per turn: attributes, and a selection already filtered by appliesWhen (as the facade does)."""
     turns = []
-    for _ in range(draw(st.integers(1, 14))):
-        attrs = draw(st.none() | st.fixed_dictionaries({"region": attribute_values}))
-        chosen = draw(st.lists(st.sampled_from(POLICY_IDS), max_size=4, unique=True))
-        selected = {
-            pid: draw(st.floats(0.0, 1.0))
-            for pid in chosen
-            if applies_when_matches(pid, attrs)
-        }
+    for _ in range(draw(turn_counts)):
+        attrs = draw(region_attributes)
+        chosen = draw(chosen_ids)
+        selected = {pid: draw(relevances) for pid in chosen if applies_when_matches(pid, attrs)}
         turns.append((selected, attrs))
     return turns
 
