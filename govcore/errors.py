@@ -9,6 +9,7 @@ Every class carries the HTTP status and the stable machine-readable ``error`` co
     ├── AuthenticationError   401 unauthenticated
     ├── PermissionDeniedError 403 forbidden
     ├── NotFoundError         404 not_found
+    ├── MethodNotAllowedError 405 method_not_allowed   .allowed (the dispatcher's routing only)
     ├── RateLimitedError      429 rate_limited         .window_seconds, .retry_after
     └── BackendError          503 backend_unavailable  raised "from" the driver's error
 
