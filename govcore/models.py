@@ -68,23 +68,37 @@ def _check_text(value: str) -> str:
     return value
 
 
-def _refuse_non_finite(value: Any, path: str = "") -> Any:
-    """Refuse NaN, infinities and invalid text anywhere inside a free-form JSON value."""
+MAX_JSON_DEPTH = 32
+"""How deeply free-form JSON (tool arguments, attributes, context) may nest."""
+_INT64 = 2**63
+
+
+def _refuse_non_finite(value: Any, path: str = "", depth: int = 0) -> Any:
+    """Refuse in a free-form JSON value what cannot be stored or echoed faithfully.
+
+    NaN and infinities, integers beyond 64 bits, invalid text, and nesting deeper than
+    ``MAX_JSON_DEPTH``.
+    """
     where = f" at {path}" if path else ""
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"non-finite number{where} is not valid JSON")
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        raise ValueError(f"integer{where} is out of the 64-bit range")
     if isinstance(value, str):
         try:
             _check_text(value)
         except ValueError as exc:
             raise ValueError(f"text{where} {exc}") from None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _refuse_non_finite(key, path)
-            _refuse_non_finite(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _refuse_non_finite(item, f"{path}[{index}]")
+    elif isinstance(value, dict | list):
+        if depth >= MAX_JSON_DEPTH:
+            raise ValueError(f"value{where} is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _refuse_non_finite(key, path, depth)
+                _refuse_non_finite(item, f"{path}.{key}" if path else str(key), depth + 1)
+        else:
+            for index, item in enumerate(value):
+                _refuse_non_finite(item, f"{path}[{index}]", depth + 1)
     return value
 
 

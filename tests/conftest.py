@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import govcore
+from govcore.testing import FakeClock
 
 EXAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "acme" / "govcore.yaml"
 """The example deployment's configuration (policies are read relative to it)."""
@@ -276,33 +277,19 @@ def applies_when_matches(policy_id: str, attributes: Mapping[str, Any] | None) -
     return True
 
 
-class FakeClock:
-    """A controllable clock: call it for the time, ``advance`` it, or set ``now`` directly."""
-
-    def __init__(self, now: float = START_TIME) -> None:
-        self.now = float(now)
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """Move the time forward by ``seconds``."""
-        self.now += seconds
+@pytest.fixture(scope="module")
+def module_clock() -> FakeClock:
+    """One fake clock per test module, shared with that module's ``module_governance``."""
+    return FakeClock(START_TIME)
 
 
 @pytest.fixture(scope="module")
-def clock() -> FakeClock:
-    """One fake clock per test module, shared with that module's ``governance``."""
-    return FakeClock()
-
-
-@pytest.fixture(scope="module")
-def governance(clock: FakeClock) -> govcore.Governance:
+def module_governance(module_clock: FakeClock) -> govcore.Governance:
     """The test configuration, built once per module on the module's fake clock."""
-    return govcore.Governance.from_config(build_config(), clock=clock)
+    return govcore.Governance.from_config(build_config(), clock=module_clock)
 
 
 @pytest.fixture(scope="module")
-def example_governance(clock: FakeClock) -> govcore.Governance:
+def module_example_governance(module_clock: FakeClock) -> govcore.Governance:
     """The example deployment (examples/acme/govcore.yaml) on the module's fake clock."""
-    return govcore.Governance.from_config(EXAMPLE_CONFIG, clock=clock)
+    return govcore.Governance.from_config(EXAMPLE_CONFIG, clock=module_clock)

@@ -340,7 +340,9 @@ def test_configured_synonyms_reach_retrieval(clock: FakeClock) -> None:
     """A synonyms setting makes a company's own phrasing select the policy it means."""
     phrase = "Where is my parcel? It says out for delivery since Monday."
     plain = govcore.Governance.from_config(config(), clock=clock).client(FULL_KEY)
-    assert "refunds" not in _ids(plain.record_turn(turn("s", "can I get a rain check")).active_policies)
+    assert "refunds" not in _ids(
+        plain.record_turn(turn("s", "can I get a rain check")).active_policies
+    )
     tuned = govcore.Governance.from_config(
         config(synonyms={"refund": ["rain check"]}), clock=clock
     ).client(FULL_KEY)

@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from conftest import (
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import govcore
+from govcore.session import ConversationRules, ConversationState, advance_conversation
+from tests.conftest import (
     ACME_AREAS,
     ACME_BY_ID,
     ACME_POLICIES,
@@ -25,11 +30,6 @@ from conftest import (
     FakeClock,
     applies_when_matches,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import govcore
-from govcore.session import ConversationRules, ConversationState, advance_conversation
 
 POLICY_PHRASES = [
     "refund",
@@ -141,13 +141,13 @@ def _check_policy_fields(policy: govcore.ApplicablePolicy) -> None:
     history=st.none() | history_entries,
 )
 def test_diff_is_consistent_turn_by_turn(
-    governance: govcore.Governance,
-    clock: FakeClock,
+    module_governance: govcore.Governance,
+    module_clock: FakeClock,
     turns: list[dict[str, Any]],
     history: list[dict[str, str]] | None,
 ) -> None:
     """Each turn's diff partitions its active policies, agrees with the previous turn and the snapshot."""
-    client = governance.client(FULL_KEY)
+    client = module_governance.client(FULL_KEY)
     session_id = _new_session()
     previous: set[str] = set()
     previous_index = len(history) if history else 0
@@ -155,7 +155,7 @@ def test_diff_is_consistent_turn_by_turn(
     log: list[dict[str, Any]] = []
 
     for number, spec in enumerate(turns):
-        clock.advance(spec["step"])
+        module_clock.advance(spec["step"])
         request = {"sessionId": session_id, **spec["request"]}
         if number == 0 and history is not None:
             request["priorHistory"] = history
@@ -191,7 +191,7 @@ def test_diff_is_consistent_turn_by_turn(
         assert kinds == expected
         for event in events:
             assert event.turn_index == response.turn_index
-            assert math.isclose(_epoch(event.ts), clock.now, abs_tol=0.001)
+            assert math.isclose(_epoch(event.ts), module_clock.now, abs_tol=0.002)
 
         # turnIndex counts from 1, after any priorHistory, one per turn.
         assert response.turn_index == previous_index + 1
@@ -228,7 +228,7 @@ def test_diff_is_consistent_turn_by_turn(
         assert snapshot.active_policies == response.active_policies
         assert snapshot.injection_block == response.injection_block
         assert [e.model_dump(mode="json", by_alias=True) for e in snapshot.binding_log] == log
-        assert math.isclose(_epoch(snapshot.updated_at), clock.now, abs_tol=0.001)
+        assert math.isclose(_epoch(snapshot.updated_at), module_clock.now, abs_tol=0.002)
 
         previous = set(active)
         previous_index = response.turn_index
@@ -242,14 +242,14 @@ def test_diff_is_consistent_turn_by_turn(
     region=st.sampled_from(["EU", "US"]),
 )
 def test_unselected_policy_is_held_two_turns_then_released(
-    governance: govcore.Governance,
-    clock: FakeClock,
+    module_governance: govcore.Governance,
+    module_clock: FakeClock,
     opening: str,
     gaps: list[str],
     region: str,
 ) -> None:
     """A policy no later turn selects stays active for two more turns and is released at the third."""
-    client = governance.client(FULL_KEY)
+    client = module_governance.client(FULL_KEY)
     session_id = _new_session()
     context = {"endUserContext": {"attributes": {"region": region}}}
     first = client.record_turn(
@@ -258,7 +258,7 @@ def test_unselected_policy_is_held_two_turns_then_released(
     held = set(_ids(first.active_policies)) - ALWAYS_ON_IDS
 
     for gap, text in enumerate(gaps, start=1):
-        clock.advance(5)
+        module_clock.advance(5)
         response = client.record_turn(
             {"sessionId": session_id, "turn": {"role": "user", "content": text}, **context}
         )

@@ -10,12 +10,12 @@ import itertools
 import re
 from collections.abc import Callable
 
-from conftest import FULL_KEY, FakeClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import govcore
 from govcore.render import HEADER, render_injection_block
+from tests.conftest import FULL_KEY, FakeClock
 
 MARK = "§"
 """Only citations contain it: ``[REF<i>§`` finds policy ``i`` in a block."""
@@ -157,8 +157,8 @@ EXAMPLE_FULL_KEY = "gk_demo_northwind_full_0001"
 _session_ids = itertools.count()
 
 
-def _example_words(governance: govcore.Governance) -> list[str]:
-    policies = governance.policy_set("northwind").policies
+def _example_words(module_governance: govcore.Governance) -> list[str]:
+    policies = module_governance.policy_set("northwind").policies
     found: set[str] = set()
     for policy in policies:
         found.update(re.findall(r"[A-Za-z]{4,}", policy.title))
@@ -169,19 +169,19 @@ def _example_words(governance: govcore.Governance) -> list[str]:
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), budget=st.integers(50, 4000))
 def test_turn_and_pre_inference_estimates_fit_budget(
-    example_governance: govcore.Governance,
-    clock: FakeClock,
+    module_example_governance: govcore.Governance,
+    module_clock: FakeClock,
     data: st.DataObject,
     budget: int,
 ) -> None:
     """Through the client, tokenEstimate never exceeds tokenBudget and is 0 exactly for an empty block."""
-    vocabulary = _example_words(example_governance)
+    vocabulary = _example_words(module_example_governance)
     content = " ".join(data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=30)))
-    client = example_governance.client(EXAMPLE_FULL_KEY)
+    client = module_example_governance.client(EXAMPLE_FULL_KEY)
     session_id = f"render-{next(_session_ids)}"
     region = data.draw(st.sampled_from(["EU", "US", "UK"]))
 
-    clock.advance(1)  # the demo key allows 120 requests a minute
+    module_clock.advance(1)  # the demo key allows 120 requests a minute
     turn = client.record_turn(
         {
             "sessionId": session_id,
@@ -195,7 +195,7 @@ def test_turn_and_pre_inference_estimates_fit_budget(
     if not turn.active_policies:
         assert turn.injection_block == ""
 
-    clock.advance(1)
+    module_clock.advance(1)
     pre = client.pre_inference({"sessionId": session_id, "prompt": content, "tokenBudget": budget})
     assert 0 <= pre.token_estimate <= budget
     assert (pre.injection_block == "") == (pre.token_estimate == 0)
@@ -206,13 +206,13 @@ def test_turn_and_pre_inference_estimates_fit_budget(
 @settings(max_examples=20, deadline=None)
 @given(data=st.data())
 def test_roomy_budget_cites_every_active_policy(
-    example_governance: govcore.Governance, clock: FakeClock, data: st.DataObject
+    module_example_governance: govcore.Governance, module_clock: FakeClock, data: st.DataObject
 ) -> None:
     """With the largest budget, every active policy's citationRef appears in the injection block."""
-    vocabulary = _example_words(example_governance)
+    vocabulary = _example_words(module_example_governance)
     content = " ".join(data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=30)))
-    clock.advance(1)
-    turn = example_governance.client(EXAMPLE_FULL_KEY).record_turn(
+    module_clock.advance(1)
+    turn = module_example_governance.client(EXAMPLE_FULL_KEY).record_turn(
         {
             "sessionId": f"render-{next(_session_ids)}",
             "turn": {"role": "user", "content": content},
@@ -224,9 +224,9 @@ def test_roomy_budget_cites_every_active_policy(
         assert f"[{policy.citation_ref}]" in turn.injection_block
 
 
-def test_client_budget_fits_with_test_config(governance: govcore.Governance) -> None:
+def test_client_budget_fits_with_test_config(module_governance: govcore.Governance) -> None:
     """The smallest budget still yields an estimate within it for a turn naming many policies."""
-    client = governance.client(FULL_KEY)
+    client = module_governance.client(FULL_KEY)
     turn = client.record_turn(
         {
             "sessionId": f"render-{next(_session_ids)}",
