@@ -15,9 +15,9 @@ import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from govcore._clock import system_clock
 from govcore._requests import check_size, parse_json_body, validate_request
@@ -33,6 +33,7 @@ from govcore.models import (
     BindingEvent,
     ConversationSnapshot,
     HistoryEntry,
+    Identifier,
     PreInferenceRequest,
     PreInferenceResponse,
     TurnDiff,
@@ -52,6 +53,9 @@ from govcore.session import (
     prioritise,
 )
 from govcore.types import Clock, RetrievalIndex, Retriever, Store, StoreWrite, TokenCounter
+
+if TYPE_CHECKING:
+    from govcore.http import HttpResponse
 
 __all__ = ["Governance", "GovernanceClient", "RawBody"]
 
@@ -185,7 +189,7 @@ class Governance:
         path: str,
         headers: Mapping[str, str] | None = None,
         body: bytes | str | None = None,
-    ) -> Any:
+    ) -> HttpResponse:
         """Answer one HTTP request without a network: the transport-neutral dispatcher.
 
         Returns:
@@ -210,7 +214,7 @@ class Governance:
 
     # --- the pipeline --------------------------------------------------------------------
 
-    def authorize(self, api_key: str | None, scope: str, feature: str | None = None) -> Principal:
+    def _authorize(self, api_key: str | None, scope: str, feature: str | None = None) -> Principal:
         """Authenticate (401), rate limit (429), then check scope and feature setting (403)."""
         principal = self._keys.authenticate(api_key)
         limit = (
@@ -235,7 +239,7 @@ class Governance:
             principal.require_feature(feature)
         return principal
 
-    def parse(self, model: type[M], payload: M | Mapping[str, Any] | RawBody) -> M:
+    def _parse(self, model: type[M], payload: M | Mapping[str, Any] | RawBody) -> M:
         """Validate a payload as ``model`` (400 naming each offending field)."""
         if isinstance(payload, RawBody):
             payload = parse_json_body(payload.content, max_bytes=self.settings.max_body_bytes)
@@ -243,11 +247,11 @@ class Governance:
 
     # --- conversation turn ---------------------------------------------------------------
 
-    def record_turn(
+    def _record_turn(
         self, api_key: str | None, payload: TurnRequest | Mapping[str, Any] | RawBody
     ) -> Result[TurnResponse]:
         """``POST /governance/conversation/turn``."""
-        principal = self.authorize(api_key, "governance:read")
+        principal = self._authorize(api_key, "governance:read")
         if isinstance(payload, RawBody):
             payload = parse_json_body(payload.content, max_bytes=self.settings.max_body_bytes)
         # checkOutput needs a feature setting: a 403 that comes before validation's 400.
@@ -379,11 +383,11 @@ class Governance:
 
     # --- conversation read and delete ----------------------------------------------------
 
-    def get_conversation(
+    def _get_conversation(
         self, api_key: str | None, session_id: str
     ) -> Result[ConversationSnapshot]:
         """``GET /governance/conversation/{sessionId}``: read-only, no TTL renewal."""
-        principal = self.authorize(api_key, "governance:read")
+        principal = self._authorize(api_key, "governance:read")
         session_id = _check_session_id(session_id)
         raw = self._guard(lambda: self._store.get(_conversation_key(principal.tenant, session_id)))
         if raw is None:
@@ -406,16 +410,16 @@ class Governance:
             )
         )
 
-    def delete_conversation(self, api_key: str | None, session_id: str) -> Result[BaseModel]:
+    def _delete_conversation(self, api_key: str | None, session_id: str) -> Result[BaseModel]:
         """``DELETE /governance/conversation/{sessionId}``: idempotent purge."""
-        principal = self.authorize(api_key, "governance:read")
+        principal = self._authorize(api_key, "governance:read")
         session_id = _check_session_id(session_id)
         self._guard(lambda: self._store.delete(_conversation_key(principal.tenant, session_id)))
         return Result(None)
 
     # --- legacy pre-inference ------------------------------------------------------------
 
-    def pre_inference(
+    def _pre_inference(
         self, api_key: str | None, payload: PreInferenceRequest | Mapping[str, Any] | RawBody
     ) -> Result[PreInferenceResponse]:
         """``POST /governance/pre-inference``: applicable policies for one prompt.
@@ -424,8 +428,8 @@ class Governance:
         answered from the cache with ``cacheHit: true``, unless ``isUpdate`` asks for a fresh
         answer (see docs/decisions/pre-inference.md).
         """
-        principal = self.authorize(api_key, "governance:read")
-        request = self.parse(PreInferenceRequest, payload)
+        principal = self._authorize(api_key, "governance:read")
+        request = self._parse(PreInferenceRequest, payload)
         limit = self.settings.max_content_bytes
         check_size("prompt", request.prompt, limit)
         for i, message in enumerate(request.recent_messages or ()):
@@ -546,21 +550,21 @@ class GovernanceClient:
 
     def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
         """Record one turn and return the policies that apply now, with the diff."""
-        return _unwrap(self._governance.record_turn(self._api_key, request))
+        return _unwrap(self._governance._record_turn(self._api_key, request))
 
     def get_conversation(self, session_id: str) -> ConversationSnapshot:
         """A read-only snapshot of a conversation; renews nothing."""
-        return _unwrap(self._governance.get_conversation(self._api_key, session_id))
+        return _unwrap(self._governance._get_conversation(self._api_key, session_id))
 
     def delete_conversation(self, session_id: str) -> None:
         """Purge a conversation's state; deleting an absent one succeeds."""
-        self._governance.delete_conversation(self._api_key, session_id)
+        self._governance._delete_conversation(self._api_key, session_id)
 
     def pre_inference(
         self, request: PreInferenceRequest | Mapping[str, Any]
     ) -> PreInferenceResponse:
         """The legacy single-shot call: applicable policies for one prompt."""
-        return _unwrap(self._governance.pre_inference(self._api_key, request))
+        return _unwrap(self._governance._pre_inference(self._api_key, request))
 
 
 def _unwrap(result: Result[M]) -> M:
@@ -572,11 +576,16 @@ def _conversation_key(tenant: str, session_id: str) -> str:
     return f"conv:{tenant}:{session_id}"
 
 
+_SESSION_ID: TypeAdapter[str] = TypeAdapter(Identifier)
+
+
 def _check_session_id(session_id: str) -> str:
-    # The same rule as a body's sessionId, for ids that arrive in a path.
-    return validate_request(
-        TurnRequest, {"sessionId": session_id, "turn": {"role": "user", "content": ""}}
-    ).session_id
+    """The same rule as a body's sessionId, for ids that arrive in a path."""
+    try:
+        return _SESSION_ID.validate_python(session_id, strict=True)
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise InvalidRequestError.for_field("sessionId", reason) from None
 
 
 def _applicable(policies: Sequence[PolicyDocument]) -> list[ApplicablePolicy]:

@@ -49,7 +49,7 @@ Handler = Callable[["Governance", "str | None", str, "bytes | str | None"], "Res
 def _record_turn(gov: Governance, key: str | None, _: str, body: bytes | str | None) -> Result[Any]:
     from govcore.governance import RawBody
 
-    return gov.record_turn(key, RawBody(body))
+    return gov._record_turn(key, RawBody(body))
 
 
 def _pre_inference(
@@ -57,15 +57,15 @@ def _pre_inference(
 ) -> Result[Any]:
     from govcore.governance import RawBody
 
-    return gov.pre_inference(key, RawBody(body))
+    return gov._pre_inference(key, RawBody(body))
 
 
 def _get_conversation(gov: Governance, key: str | None, session_id: str, _: Any) -> Result[Any]:
-    return gov.get_conversation(key, session_id)
+    return gov._get_conversation(key, session_id)
 
 
 def _delete_conversation(gov: Governance, key: str | None, session_id: str, _: Any) -> Result[Any]:
-    return gov.delete_conversation(key, session_id)
+    return gov._delete_conversation(key, session_id)
 
 
 # Fixed paths, and the one path with a parameter (the session id).
