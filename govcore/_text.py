@@ -47,7 +47,7 @@ CONVERSATION_WORDS = frozenset(
     really actually honestly basically literally just anyway anyways well also still pretty
     quite thing things stuff bit lot lots way kind sort day days time times question questions
     help helps helped helpful wondering wonder quick quickly soon right glad happy sorry
-    appreciate appreciated
+    appreciate appreciated does did doing done
     """.split()
 )
 # What is left of negated contractions once the part after the apostrophe is cut off.

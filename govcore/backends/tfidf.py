@@ -7,6 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 from scipy.sparse import csr_matrix
@@ -21,6 +23,7 @@ __all__ = ["TfidfIndex", "TfidfRetriever"]
 
 # How much each occurrence of a term counts, by the field of the policy it is in: a title or an
 # example phrase says more about what a policy is for than a sentence deep in its text.
+_MIN_SHARED_EXAMPLE_TERMS = 2
 _TITLE_WEIGHT = 3
 _LEAD_WEIGHT = 2  # summary, tags and example phrases
 _BODY_WEIGHT = 1  # area and text
@@ -37,6 +40,8 @@ class TfidfRetriever:
         query_norm_floor: queries are scaled by ``1 / max(norm, floor)`` rather than
             ``1 / norm``: scores are cosines for ordinary queries, but a two-word message that
             shares one word with a policy cannot reach a high score on that word alone.
+        example_weight: a policy scores at least this fraction of the query's similarity to
+            the closest of its ``examples`` phrases.
         max_query_terms: only this many of the query's heaviest terms are scored (the top-K
             agree with scoring every term in over 99% of cases on the benchmark corpus).
         context_weight: how much the recent-context turns count against the current turn.
@@ -47,6 +52,7 @@ class TfidfRetriever:
     DEFAULT_RELATIVE_RELEVANCE = 0.6
     DEFAULT_QUERY_NORM_FLOOR = 8.0
     DEFAULT_MAX_QUERY_TERMS = 48
+    DEFAULT_EXAMPLE_WEIGHT = 0.4
 
     def __init__(
         self,
@@ -55,6 +61,7 @@ class TfidfRetriever:
         relative_relevance: float = DEFAULT_RELATIVE_RELEVANCE,
         query_norm_floor: float = DEFAULT_QUERY_NORM_FLOOR,
         max_query_terms: int = DEFAULT_MAX_QUERY_TERMS,
+        example_weight: float = DEFAULT_EXAMPLE_WEIGHT,
         context_weight: float = 0.5,
         synonyms: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
@@ -65,6 +72,7 @@ class TfidfRetriever:
         self.relative_relevance = relative_relevance
         self.query_norm_floor = query_norm_floor
         self.max_query_terms = max_query_terms
+        self.example_weight = example_weight
         self.context_weight = context_weight
         self._analyzer = Analyzer(merged)
         # A turn's text comes back as recentContext on the next turns: analyse it once.
@@ -92,7 +100,38 @@ class TfidfRetriever:
         transformer = TfidfTransformer(sublinear_tf=True)
         weighted = transformer.fit_transform(matrix).astype(np.float32)
         idf = transformer.idf_.astype(np.float32)
-        return TfidfIndex(self, vocabulary, idf, weighted.T.tocsr(), areas)
+        examples = self._example_matrix(policies, vocabulary, transformer)
+        return TfidfIndex(self, vocabulary, idf, weighted.T.tocsr(), areas, examples)
+
+    def _example_matrix(
+        self,
+        policies: Sequence[PolicyDocument],
+        vocabulary: Mapping[str, int],
+        transformer: TfidfTransformer,
+    ) -> _Examples | None:
+        """Each example phrase as its own TF-IDF row, with the policy it belongs to."""
+        columns: list[int] = []
+        counts: list[int] = []
+        row_starts = [0]
+        owners: list[int] = []
+        for position, policy in enumerate(policies):
+            for example in policy.examples:
+                terms = self._analyzer.term_counts(example)
+                if not terms:
+                    continue
+                for term, count in terms.items():
+                    columns.append(vocabulary[term])  # examples are part of their policy
+                    counts.append(count)
+                row_starts.append(len(columns))
+                owners.append(position)
+        if not owners:
+            return None
+        matrix = csr_matrix(
+            (np.asarray(counts, np.float32), np.asarray(columns, np.int32), row_starts),
+            shape=(len(owners), len(vocabulary)),
+        )
+        weighted = transformer.transform(matrix).astype(np.float32)
+        return _Examples(weighted.T.tocsr(), np.asarray(owners, np.int64))
 
     def _policy_terms(self, policy: PolicyDocument) -> dict[str, int]:
         # Fields of equal weight are analysed together: one pass per weight, not per field.
@@ -123,6 +162,14 @@ class TfidfRetriever:
         return weights
 
 
+@dataclass(frozen=True, slots=True)
+class _Examples:
+    """Policy authors' example phrases, each a row of its own (term x example, transposed)."""
+
+    term_example: Any
+    owners: npt.NDArray[np.int64]
+
+
 class TfidfIndex:
     """One policy set's TF-IDF index (an implementation of ``RetrievalIndex``).
 
@@ -137,8 +184,10 @@ class TfidfIndex:
         idf: npt.NDArray[np.float32],
         term_policy: csr_matrix | None,
         areas: Sequence[str | None],
+        examples: _Examples | None = None,
     ) -> None:
         self._retriever = retriever
+        self._examples = examples
         self._vocabulary = vocabulary
         self._idf = idf
         self._size = len(areas)
@@ -170,8 +219,20 @@ class TfidfIndex:
             columns, values = columns[keep], values[keep]
         values /= norm
         # Only the rows (postings) of the query's terms are read.
-        scores = self._term_policy[columns].T @ values
-        return np.asarray(scores, dtype=np.float64)
+        scores = np.asarray(self._term_policy[columns].T @ values, dtype=np.float64)
+        if self._examples is not None:
+            # A message close to one of a policy's example phrases is about that policy, even
+            # when the policy's long text dilutes its own similarity.
+            rows = self._examples.term_example[columns]
+            example_scores = rows.T @ values
+            # One shared word is a coincidence, not a paraphrase: an example counts only when
+            # it shares at least two terms with the message.
+            shared = np.diff(rows.tocsc().indptr)
+            example_scores[shared < _MIN_SHARED_EXAMPLE_TERMS] = 0.0
+            best = np.zeros(self._size)
+            np.maximum.at(best, self._examples.owners, example_scores)
+            np.maximum(scores, best * self._retriever.example_weight, out=scores)
+        return scores
 
     def search(
         self,
