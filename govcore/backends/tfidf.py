@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
-
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
