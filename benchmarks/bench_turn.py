@@ -20,7 +20,7 @@ after warm-up calls, with the garbage collector on, as in production. Paths that
 interleaved call by call (alternating which goes first), so the drift of a noisy machine affects
 them alike. Throughput is calls divided by their total time, calls made one after another on one
 thread. Memory is the ``tracemalloc`` peak of one call above what was traced just before it,
-taken in a separate untimed pass (tracing slows calls down), as the largest over the traced
+taken in a separate untimed pass (tracing slows calls down), as the median over the traced
 calls; indexing also reports what the built index retains, and section 4 the growth of the
 process's resident set size (RSS, from ``/proc/self/statm``).
 
@@ -210,19 +210,23 @@ def timed(call: Callable[[], object]) -> int:
 
 
 def traced_peak_mb(calls: Iterable[Callable[[], object]]) -> float:
-    """The largest tracemalloc peak of one call above what was traced before it, in MB."""
+    """The median over ``calls`` of each call's tracemalloc peak above what was traced before it.
+
+    The median, not the largest: a rare call that happens to grow a cache or a hash table would
+    otherwise stand for them all.
+    """
     gc.collect()
     tracemalloc.start()
-    worst = 0
+    peaks: list[int] = []
     try:
         for call in calls:
             before = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
             call()
-            worst = max(worst, tracemalloc.get_traced_memory()[1] - before)
+            peaks.append(tracemalloc.get_traced_memory()[1] - before)
     finally:
         tracemalloc.stop()
-    return worst / MB
+    return float(np.median(peaks)) / MB
 
 
 def traced_build_mb(build: Callable[[], object]) -> tuple[float, float]:
@@ -389,6 +393,7 @@ class CapturingRetriever:
     """
 
     def __init__(self) -> None:
+        # What Governance builds by default for a config without synonyms or min_relevance.
         self.retriever = TfidfRetriever()
         self.built: TfidfIndex | None = None
 
@@ -482,7 +487,7 @@ def bench_big_turns(gov: govcore.Governance, policies: int, seed: int, plan: Pla
     """
     client = gov.client(API_KEY)
     timed_turns = plan.big_turns_per_session
-    length = WARMUP_TURNS + timed_turns
+    length = WARMUP_TURNS + timed_turns + 1  # the last turn of each session is traced
     small_of = conversations(seed, f"big-small-{policies}", SESSIONS, length)
     big_of = conversations(seed, f"big-context-{policies}", SESSIONS, length)
 
@@ -491,19 +496,31 @@ def bench_big_turns(gov: govcore.Governance, policies: int, seed: int, plan: Pla
         role = "customer" if index_in_session % 2 == 0 else "agent"
         return generate_turn(rng, size_bytes=BIG_TURN_BYTES, role=role)
 
+    def small_call(session: int, index_in_session: int) -> Callable[[], object]:
+        convo = small_of[session]
+        request = turn_request(
+            f"small{session}",
+            index_in_session,
+            convo[index_in_session],
+            recent_of(convo, index_in_session),
+        )
+        return partial(client.record_turn, request)
+
+    def big_call(session: int, index_in_session: int) -> Callable[[], object]:
+        request = turn_request(
+            f"big{session}",
+            index_in_session,
+            big_content(session, index_in_session),
+            recent_of(big_of[session], index_in_session),
+        )
+        return partial(client.record_turn, request)
+
     small_ns: list[int] = []
     big_ns: list[int] = []
     gc.collect()
-    for i in range(length):
+    for i in range(WARMUP_TURNS + timed_turns):
         for s in range(SESSIONS):
-            small = partial(
-                client.record_turn,
-                turn_request(f"small{s}", i, small_of[s][i], recent_of(small_of[s], i)),
-            )
-            big = partial(
-                client.record_turn,
-                turn_request(f"big{s}", i, big_content(s, i), recent_of(big_of[s], i)),
-            )
+            small, big = small_call(s, i), big_call(s, i)
             if (i + s) % 2:
                 t_big, t_small = timed(big), timed(small)
             else:
@@ -511,7 +528,11 @@ def bench_big_turns(gov: govcore.Governance, policies: int, seed: int, plan: Pla
             if i >= WARMUP_TURNS:
                 small_ns.append(t_small)
                 big_ns.append(t_big)
-    return BigTurnResult(policies, Stats.of(small_ns), Stats.of(big_ns))
+    last = length - 1
+    traced = range(min(SESSIONS, plan.traced_calls))
+    small_mb = traced_peak_mb([small_call(s, last) for s in traced])
+    big_mb = traced_peak_mb([big_call(s, last) for s in traced])
+    return BigTurnResult(policies, Stats.of(small_ns, small_mb), Stats.of(big_ns, big_mb))
 
 
 def print_turn_section(results: Sequence[TurnResult], big: BigTurnResult | None) -> None:
@@ -579,7 +600,7 @@ def print_turn_section(results: Sequence[TurnResult], big: BigTurnResult | None)
             "turns; `× baseline` is the ratio of medians.",
             f"The 100 KB rows: a ~{BIG_TURN_BYTES // 1000} KB turn against a ~1 KB turn, both "
             "with 3 previous ~1 KB turns as context, interleaved on fresh sessions.",
-            "peak MB: largest tracemalloc peak of one call (untimed pass).",
+            "peak MB: tracemalloc peak of one call, median over the traced calls (untimed pass).",
             f"`Governance.from_config` at each size (untimed setup): {setup}.",
         ),
     )
@@ -712,7 +733,7 @@ def print_retrieval_section(results: Sequence[RetrievalResult]) -> None:
             "govcore's top 6 taken from `index.scores`, its ranking before the relevance floors "
             "cut the list. Mean hits `search` returned after the floors: "
             f"{hits}. For scale, the two baselines' top-6 overlap with each other: {between}.",
-            "peak MB: largest tracemalloc peak of one query (untimed pass).",
+            "peak MB: tracemalloc peak of one query, median over the traced queries (untimed pass).",
         ),
     )
 

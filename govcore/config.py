@@ -84,6 +84,12 @@ class GovernanceSettings(_ConfigModel):
     """Limit of a whole request body, checked before it is parsed."""
     binding_log_limit: Annotated[int, Field(ge=10)] = 1000
     """A conversation keeps this many of its latest binding events."""
+    decision_log_path: str | None = None
+    """Append decisions as JSON lines to this file instead of keeping them in memory."""
+    decision_log_size: Annotated[int, Field(ge=1)] = 10_000
+    """How many decisions the in-memory decision log keeps."""
+    decision_log_include_text: bool = False
+    """Keep the checked text in decision records (off: the log never holds it)."""
     max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
     """Capacity of the default in-memory store; the least recently used entries go first."""
 

@@ -10,10 +10,12 @@ only this module talks to the store and the retrieval index.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
+import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -27,15 +29,25 @@ from govcore.access import KeyRing, Principal
 from govcore.backends.memory import MemoryStore
 from govcore.backends.tfidf import TfidfRetriever
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
+from govcore.decisions import Decision, DecisionLog, JsonlDecisionLog, MemoryDecisionLog
+from govcore.detect import Scanner, compile_rules
 from govcore.errors import BackendError, InvalidRequestError, NotFoundError, RateLimitedError
+from govcore.gating import CompiledToolRule, check_tool_call, compile_tool_rules
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
     ConversationSnapshot,
+    FinalizeOutputRequest,
     HistoryEntry,
     Identifier,
+    PostInferenceRequest,
+    PostInferenceResponse,
     PreInferenceRequest,
     PreInferenceResponse,
+    StreamCheckRequest,
+    StreamCheckResponse,
+    ToolCallDecision,
+    ToolCallRequest,
     TurnDiff,
     TurnRequest,
     TurnResponse,
@@ -52,7 +64,16 @@ from govcore.session import (
     iso_timestamp,
     prioritise,
 )
+from govcore.stream import stream_step
 from govcore.types import Clock, RetrievalIndex, Retriever, Store, StoreWrite, TokenCounter
+from govcore.violations import (
+    output_violations,
+    policy_citations,
+    redact,
+    risk_score,
+    stream_violations,
+    unsafe,
+)
 
 if TYPE_CHECKING:
     from govcore.http import HttpResponse
@@ -65,6 +86,7 @@ IDEMPOTENCY_WINDOW_SECONDS = 300
 """A replay of an ``idempotencyKey`` within this window returns the first response."""
 
 _ALWAYS_ON_RELEVANCE = 1.0
+_log = logging.getLogger("govcore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +110,19 @@ class _Tenant:
 
     policy_set: PolicySet
     index: RetrievalIndex
+    scanner: Scanner
+    rules_of: Mapping[str, tuple[int, ...]]  # policy id -> indices of its detect rules
+    tool_rules: tuple[CompiledToolRule, ...]
+
+    def rules_for(self, policy_ids: Iterable[str]) -> frozenset[int]:
+        """The detect rules of the given policies."""
+        return frozenset(i for pid in policy_ids for i in self.rules_of.get(pid, ()))
+
+    def rules_in_areas(self, areas: frozenset[str] | None) -> frozenset[int] | None:
+        """The detect rules of the policies in ``areas`` (``None``: every rule)."""
+        if areas is None:
+            return None
+        return self.rules_for(p.id for p in self.policy_set.policies if p.area in areas)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +147,7 @@ class Governance:
         retriever: Retriever | None = None,
         token_counter: TokenCounter | None = None,
         trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
     ) -> None:
         self.settings: GovernanceSettings = config.settings
         self._clock: Clock = clock or system_clock
@@ -132,13 +168,27 @@ class Governance:
             binding_log_limit=config.settings.binding_log_limit,
         )
         # Compiled once per policy-set version: tenants whose policies are identical share it.
-        compiled: dict[str, RetrievalIndex] = {}
+        compiled: dict[str, _Tenant] = {}
         self._tenants: dict[str, _Tenant] = {}
         for tenant_id, policy_set in config.tenants.items():
-            index = compiled.get(policy_set.version)
-            if index is None:
-                index = compiled[policy_set.version] = retriever.index(policy_set.policies)
-            self._tenants[tenant_id] = _Tenant(policy_set, index)
+            built = compiled.get(policy_set.version)
+            if built is None:
+                built = compiled[policy_set.version] = _compile(policy_set, retriever)
+            self._tenants[tenant_id] = (
+                built
+                if built.policy_set is policy_set
+                else _Tenant(
+                    policy_set, built.index, built.scanner, built.rules_of, built.tool_rules
+                )
+            )
+        if decision_log is None:
+            path = config.settings.decision_log_path
+            decision_log = (
+                JsonlDecisionLog(path)
+                if path
+                else MemoryDecisionLog(config.settings.decision_log_size)
+            )
+        self.decision_log: DecisionLog = decision_log
         # Requests with the same idempotency key run one at a time (striped locks).
         self._idempotency_locks = tuple(threading.Lock() for _ in range(64))
 
@@ -152,6 +202,7 @@ class Governance:
         retriever: Retriever | None = None,
         token_counter: TokenCounter | None = None,
         trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
     ) -> Governance:
         """Build a :class:`Governance` from a configuration.
 
@@ -164,6 +215,8 @@ class Governance:
                 :class:`~govcore.backends.tfidf.TfidfRetriever`.
             token_counter: estimates tokens of the injection block.
             trace_ids: makes trace ids; default random UUIDs.
+            decision_log: receives one record per check; default in memory, or the JSON-lines
+                file of ``settings.decision_log_path``.
 
         Raises:
             ConfigError: the configuration is invalid; the message lists every problem.
@@ -175,6 +228,7 @@ class Governance:
             retriever=retriever,
             token_counter=token_counter,
             trace_ids=trace_ids,
+            decision_log=decision_log,
         )
 
     # --- public entry points -------------------------------------------------------------
@@ -332,6 +386,16 @@ class Governance:
             return StoreWrite(outcome.state.to_bytes(), now + ttl, outcome)
 
         outcome = self._guard(lambda: self._store.update(key, mutate))
+        post_check = None
+        if request.check_output:
+            post_check = self._check_output(
+                principal,
+                "conversation/turn",
+                request.session_id,
+                request.turn.content,
+                areas,
+                None,
+            )
         return TurnResponse(
             session_id=request.session_id,
             turn_index=outcome.turn_index,
@@ -344,8 +408,8 @@ class Governance:
             active_policies=_applicable(outcome.active),
             injection_block=outcome.state.injection_block,
             token_estimate=outcome.token_estimate,
-            post_inference_check=None,
-            trace_id=self._trace_ids(),
+            post_inference_check=post_check,
+            trace_id=post_check.trace_id if post_check is not None else self._trace_ids(),
         )
 
     def _select(
@@ -482,6 +546,211 @@ class Governance:
         )
         return Result(response)
 
+    # --- output checks -------------------------------------------------------------------
+
+    def _post_inference(
+        self, api_key: str | None, payload: PostInferenceRequest | Mapping[str, Any] | RawBody
+    ) -> Result[PostInferenceResponse]:
+        """``POST /governance/post-inference``: check a finished output."""
+        principal = self._authorize(api_key, "governance:check", "post_inference_checking")
+        request = self._parse(PostInferenceRequest, payload)
+        check_size("output", request.output, self.settings.max_output_bytes)
+        check_size("prompt", request.prompt or "", self.settings.max_content_bytes)
+        areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+        return Result(
+            self._check_output(
+                principal,
+                "post-inference",
+                request.session_id,
+                request.output,
+                areas,
+                request.trace_id,
+            )
+        )
+
+    def _check_output(
+        self,
+        principal: Principal,
+        endpoint: str,
+        session_id: str,
+        output: str,
+        areas: frozenset[str] | None,
+        trace_id: str | None,
+    ) -> PostInferenceResponse:
+        """One check of a whole output against every detect rule (of ``areas``)."""
+        started = time.perf_counter()
+        tenant = self._tenants[principal.tenant]
+        allowed = tenant.rules_in_areas(areas)
+        hits = [
+            h for h in tenant.scanner.scan(output) if allowed is None or h.rule.index in allowed
+        ]
+        violations = output_violations(output, hits)
+        response = PostInferenceResponse(
+            safe=not any(unsafe(v.enforcement_type, v.confidence) for v in violations),
+            risk_score=risk_score((v.confidence, v.severity) for v in violations),
+            violations=violations,
+            suggested_redaction=redact(output, hits, tenant.scanner, allowed),
+            policy_citations=policy_citations(v.policy_id for v in violations),
+            trace_id=trace_id or self._trace_ids(),
+        )
+        self._log_decision(
+            principal,
+            endpoint,
+            session_id,
+            response.trace_id,
+            response.policy_citations,
+            "safe" if response.safe else "unsafe",
+            len(violations),
+            response.risk_score,
+            started,
+            output,
+        )
+        return response
+
+    def _check_output_stream(
+        self, api_key: str | None, payload: StreamCheckRequest | Mapping[str, Any] | RawBody
+    ) -> Result[StreamCheckResponse]:
+        """``POST /governance/check-output/stream``: check the new part of a streamed output."""
+        principal = self._authorize(api_key, "governance:check", "post_inference_checking")
+        request = self._parse(StreamCheckRequest, payload)
+        self._check_stream_request(request)
+        started = time.perf_counter()
+        tenant = self._tenants[principal.tenant]
+        step = stream_step(
+            request.full_text, request.last_checked_offset, request.is_final, tenant.scanner.scan
+        )
+        violations = stream_violations(request.full_text, step.hits)
+        response = StreamCheckResponse(
+            session_id=request.session_id,
+            new_violations=violations,
+            watermark=step.watermark,
+            is_complete=request.is_final,
+            risk_score=risk_score((v.confidence, v.severity) for v in violations),
+            trace_id=self._trace_ids(),
+        )
+        if step.checked:
+            self._log_decision(
+                principal,
+                "check-output/stream",
+                request.session_id,
+                response.trace_id,
+                policy_citations(v.policy_id for v in violations),
+                "safe"
+                if not any(unsafe(v.enforcement_type, v.confidence) for v in violations)
+                else "unsafe",
+                len(violations),
+                response.risk_score,
+                started,
+                None,
+            )
+        return Result(response)
+
+    def _finalize_output(
+        self, api_key: str | None, payload: FinalizeOutputRequest | Mapping[str, Any] | RawBody
+    ) -> Result[PostInferenceResponse]:
+        """``POST /governance/check-output/finalize``: the verdict on the whole output."""
+        principal = self._authorize(api_key, "governance:check", "post_inference_checking")
+        request = self._parse(FinalizeOutputRequest, payload)
+        self._check_stream_request(request)
+        return Result(
+            self._check_output(
+                principal,
+                "check-output/finalize",
+                request.session_id,
+                request.full_text,
+                None,
+                None,
+            )
+        )
+
+    def _check_stream_request(self, request: StreamCheckRequest) -> None:
+        check_size("fullText", request.full_text, self.settings.max_output_bytes)
+        if request.last_checked_offset > len(request.full_text):
+            raise InvalidRequestError.for_field(
+                "lastCheckedOffset",
+                f"is {request.last_checked_offset}, beyond the end of fullText "
+                f"({len(request.full_text)} characters)",
+            )
+
+    # --- tool calls ----------------------------------------------------------------------
+
+    def _check_tool_call(
+        self, api_key: str | None, payload: ToolCallRequest | Mapping[str, Any] | RawBody
+    ) -> Result[ToolCallDecision]:
+        """``POST /governance/check-tool-call``: gate a proposed tool call."""
+        principal = self._authorize(api_key, "governance:check", "tool_call_governance")
+        request = self._parse(ToolCallRequest, payload)
+        started = time.perf_counter()
+        tenant = self._tenants[principal.tenant]
+        # The session's active policies, read without renewing its TTL; alwaysOn ones always.
+        raw = self._guard(
+            lambda: self._store.get(_conversation_key(principal.tenant, request.session_id))
+        )
+        active = [b.policy_id for b in self._decode_state(raw).bindings] if raw is not None else []
+        always_on = [tenant.policy_set.policies[i].id for i in tenant.policy_set.always_on]
+        outcome = check_tool_call(
+            request.tool_name,
+            request.arguments,
+            scanner=tenant.scanner,
+            allowed_rules=tenant.rules_for([*active, *always_on]),
+            tool_rules=tenant.tool_rules,
+        )
+        decision = ToolCallDecision(
+            allow=outcome.allow,
+            risk_score=outcome.risk_score,
+            violations=outcome.violations,
+            suggested_arguments=outcome.suggested_arguments,
+            trace_id=self._trace_ids(),
+        )
+        assert decision.trace_id is not None
+        self._log_decision(
+            principal,
+            "check-tool-call",
+            request.session_id,
+            decision.trace_id,
+            outcome.policy_ids,
+            "allow" if outcome.allow else "block",
+            len(outcome.violations),
+            outcome.risk_score,
+            started,
+            None,
+        )
+        return Result(decision)
+
+    def _log_decision(
+        self,
+        principal: Principal,
+        endpoint: str,
+        session_id: str,
+        trace_id: str,
+        policy_ids: Sequence[str],
+        verdict: str,
+        violations: int,
+        score: float,
+        started: float,
+        text: str | None,
+    ) -> None:
+        try:
+            self.decision_log.record(
+                Decision(
+                    decision_id=uuid.uuid4().hex,
+                    trace_id=trace_id,
+                    tenant=principal.tenant,
+                    key_id=principal.key_id,
+                    endpoint=endpoint,
+                    session_id=session_id,
+                    policy_ids=tuple(policy_ids),
+                    verdict=verdict,
+                    violations=violations,
+                    risk_score=score,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                    ts=iso_timestamp(self._clock()),
+                    text=text if self.settings.decision_log_include_text else None,
+                )
+            )
+        except Exception:  # a failing audit sink must not fail the check
+            _log.exception("decision log failed")
+
     # --- shared machinery ----------------------------------------------------------------
 
     def _idempotent(
@@ -566,10 +835,47 @@ class GovernanceClient:
         """The legacy single-shot call: applicable policies for one prompt."""
         return _unwrap(self._governance._pre_inference(self._api_key, request))
 
+    def check_tool_call(self, request: ToolCallRequest | Mapping[str, Any]) -> ToolCallDecision:
+        """Gate a proposed tool call; a block is ``allow: false``, not an exception."""
+        return _unwrap(self._governance._check_tool_call(self._api_key, request))
+
+    def post_inference(
+        self, request: PostInferenceRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """Check a finished output and propose a redaction."""
+        return _unwrap(self._governance._post_inference(self._api_key, request))
+
+    def check_output_stream(
+        self, request: StreamCheckRequest | Mapping[str, Any]
+    ) -> StreamCheckResponse:
+        """Check the new part of a streamed output; send back the ``watermark`` next time."""
+        return _unwrap(self._governance._check_output_stream(self._api_key, request))
+
+    def finalize_output(
+        self, request: FinalizeOutputRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """The end-of-stream verdict on the whole output."""
+        return _unwrap(self._governance._finalize_output(self._api_key, request))
+
 
 def _unwrap(result: Result[M]) -> M:
     assert result.model is not None
     return result.model
+
+
+def _compile(policy_set: PolicySet, retriever: Retriever) -> _Tenant:
+    """Everything requests need from a policy set: index, scanner, rule maps, tool rules."""
+    pairs = [(policy, rule) for policy in policy_set.policies for rule in policy.detect]
+    rules_of: dict[str, list[int]] = {}
+    for index, (policy, _) in enumerate(pairs):
+        rules_of.setdefault(policy.id, []).append(index)
+    return _Tenant(
+        policy_set=policy_set,
+        index=retriever.index(policy_set.policies),
+        scanner=compile_rules(pairs),
+        rules_of={pid: tuple(ids) for pid, ids in rules_of.items()},
+        tool_rules=compile_tool_rules(policy_set.policies),
+    )
 
 
 def _conversation_key(tenant: str, session_id: str) -> str:

@@ -60,6 +60,38 @@ def _pre_inference(
     return gov._pre_inference(key, RawBody(body))
 
 
+def _check_tool_call(
+    gov: Governance, key: str | None, _: str, body: bytes | str | None
+) -> Result[Any]:
+    from govcore.governance import RawBody
+
+    return gov._check_tool_call(key, RawBody(body))
+
+
+def _post_inference(
+    gov: Governance, key: str | None, _: str, body: bytes | str | None
+) -> Result[Any]:
+    from govcore.governance import RawBody
+
+    return gov._post_inference(key, RawBody(body))
+
+
+def _check_output_stream(
+    gov: Governance, key: str | None, _: str, body: bytes | str | None
+) -> Result[Any]:
+    from govcore.governance import RawBody
+
+    return gov._check_output_stream(key, RawBody(body))
+
+
+def _finalize_output(
+    gov: Governance, key: str | None, _: str, body: bytes | str | None
+) -> Result[Any]:
+    from govcore.governance import RawBody
+
+    return gov._finalize_output(key, RawBody(body))
+
+
 def _get_conversation(gov: Governance, key: str | None, session_id: str, _: Any) -> Result[Any]:
     return gov._get_conversation(key, session_id)
 
@@ -72,6 +104,10 @@ def _delete_conversation(gov: Governance, key: str | None, session_id: str, _: A
 _ROUTES: dict[str, dict[str, Handler]] = {
     "/governance/conversation/turn": {"POST": _record_turn},
     "/governance/pre-inference": {"POST": _pre_inference},
+    "/governance/check-tool-call": {"POST": _check_tool_call},
+    "/governance/post-inference": {"POST": _post_inference},
+    "/governance/check-output/stream": {"POST": _check_output_stream},
+    "/governance/check-output/finalize": {"POST": _finalize_output},
 }
 _CONVERSATION_PREFIX = "/governance/conversation/"
 _CONVERSATION_ROUTES: dict[str, Handler] = {

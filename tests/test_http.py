@@ -152,17 +152,6 @@ def test_unauthenticated_has_www_authenticate(gov: govcore.Governance) -> None:
     assert response.headers["www-authenticate"] == "Bearer"
 
 
-def test_output_check_routes_are_not_there_yet(gov: govcore.Governance) -> None:
-    """Until the output checks land, their paths are unknown."""
-    for path in (
-        "/governance/check-tool-call",
-        "/governance/post-inference",
-        "/governance/check-output/stream",
-        "/governance/check-output/finalize",
-    ):
-        assert gov.handle("POST", path, bearer(FULL_KEY), "{}").status == 404
-
-
 def test_str_and_bytes_bodies_are_equivalent(gov: govcore.Governance) -> None:
     """A body may be given as str or bytes."""
     text = json.dumps({"sessionId": "p2", "prompt": "héllo"})

@@ -1,0 +1,93 @@
+"""Normalisation of checked text, with a map back to the original offsets.
+
+Detection runs on a normalised copy of the text so that cheap evasions do not work: Unicode NFKC
+(full-width digits and letters, ligatures, compatibility forms become their plain forms), case
+folding of non-ASCII letters, and removal of what NFKC keeps but a reader does not see:
+format characters (category Cf: zero-width spaces and joiners, soft hyphens, word joiners, bidi
+controls, tag characters, the byte-order mark) and variation selectors. ASCII letters keep their
+case; every pattern is matched case-insensitively. Violations always report offsets and text of
+the original, so the map from normalised to original positions is part of the result.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+__all__ = ["NormalizedText", "normalize"]
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+@lru_cache(maxsize=65536)
+def _fold(char: str) -> str:
+    """What one non-ASCII character becomes: '' when invisible, else NFKC and case-folded."""
+    code = ord(char)
+    if unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+        return ""
+    return unicodedata.normalize("NFKC", char).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedText:
+    """A normalised text and the way back to the original's positions.
+
+    ``segment_starts[k]`` is where segment k begins in the normalised text and
+    ``segment_origins[k]`` where that position is in the original; within a segment positions
+    advance together. Identity (ASCII input) has one segment.
+    """
+
+    text: str
+    original_length: int
+    segment_starts: list[int] = field(default_factory=lambda: [0])
+    segment_origins: list[int] = field(default_factory=lambda: [0])
+
+    def original_index(self, position: int) -> int:
+        """The original index of the character at normalised ``position``."""
+        k = bisect_right(self.segment_starts, position) - 1
+        return self.segment_origins[k] + (position - self.segment_starts[k])
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span covering the normalised span ``[start, end)`` (``end > start``)."""
+        return self.original_index(start), self.original_index(end - 1) + 1
+
+
+def normalize(text: str) -> NormalizedText:
+    """Normalise ``text`` for detection (see the module docstring)."""
+    if text.isascii():
+        return NormalizedText(text, len(text))
+    pieces: list[str] = []
+    starts = [0]
+    origins = [0]
+    out = 0  # length of the normalised text so far
+    last = 0  # original index up to which text has been copied
+    for run in _NON_ASCII.finditer(text):
+        pieces.append(text[last : run.start()])
+        out += run.start() - last
+        for index in range(run.start(), run.end()):
+            char = text[index]
+            folded = _fold(char)
+            if len(folded) == 1:
+                pieces.append(folded)
+                out += 1
+                continue
+            # A removal or an expansion breaks the one-to-one run: start new segments.
+            for extra in folded:
+                _segment(starts, origins, out, index)
+                pieces.append(extra)
+                out += 1
+            _segment(starts, origins, out, index + 1)
+        last = run.end()
+    pieces.append(text[last:])
+    return NormalizedText("".join(pieces), len(text), starts, origins)
+
+
+def _segment(starts: list[int], origins: list[int], at: int, origin: int) -> None:
+    if starts[-1] == at:
+        origins[-1] = origin
+    else:
+        starts.append(at)
+        origins.append(origin)

@@ -1,0 +1,275 @@
+"""The detection engine: every ``detect`` rule of a policy set compiled into one scanner.
+
+A :class:`Scanner` is built once per policy-set version (never per request) from the rules of
+all policies. Scanning a text:
+
+1. normalises it (:mod:`govcore._normalize`), keeping a map back to original offsets;
+2. runs one RE2 set over every regex and PII pattern to learn which of them occur at all, so the
+   cost does not grow with the number of rules that do not match;
+3. finds the spans of the patterns that occur (RE2: linear time whatever the pattern), and lets
+   the PII validators accept, shorten or reject each candidate;
+4. finds every ``terms`` rule's words and phrases in one Aho-Corasick pass, keeping matches on
+   word boundaries;
+5. per rule, keeps the leftmost-longest matches that do not overlap, and maps them back to the
+   original text.
+
+Every pattern matches case-insensitively (policy authors get RE2 syntax; ``(?-i:...)`` turns
+case sensitivity back on for part of a pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import ahocorasick  # type: ignore[import-not-found]
+import re2  # type: ignore[import-untyped]
+
+from govcore._normalize import NormalizedText, normalize
+from govcore.pii import DEFAULT_REPLACEMENTS, DETECTORS
+from govcore.policy import DetectRule, PolicyDocument
+
+__all__ = ["CompiledRule", "Hit", "Scanner", "compile_rules"]
+
+RuleKind = Literal["regex", "terms", "pii"]
+
+_OPTIONS = re2.Options()
+_OPTIONS.case_sensitive = False
+_OPTIONS.log_errors = False
+_OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 falls back
+
+_REMAINDER_REACH = 128
+_ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """One ``detect`` rule, ready to report violations."""
+
+    index: int
+    policy: PolicyDocument
+    kind: RuleKind
+    confidence: float
+    replacement: str
+    explanation: str | None
+    label: str  # what the rule looks for, for default explanations
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A match of one rule in the original text: ``text[start:end]``."""
+
+    rule: CompiledRule
+    start: int
+    end: int
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    compiled: Any
+    rules: tuple[int, ...]  # indices of the rules this pattern serves
+    validator: Any | None  # PII validator, or None for a policy author's regex
+
+
+class Scanner:
+    """All ``detect`` rules of a sequence of policies, compiled together."""
+
+    def __init__(
+        self,
+        rules: Sequence[CompiledRule],
+        patterns: Sequence[_Pattern],
+        terms: dict[str, list[tuple[int, bool, bool]]],
+    ) -> None:
+        self.rules = tuple(rules)
+        self._patterns = tuple(patterns)
+        self._set: Any = None
+        if patterns:
+            pattern_set = re2.Set.SearchSet(_OPTIONS)
+            for pattern in patterns:
+                pattern_set.Add(pattern.compiled.pattern)
+            pattern_set.Compile()
+            self._set = pattern_set
+        self._automaton: Any = None
+        if terms:
+            automaton = ahocorasick.Automaton()
+            for key, owners in terms.items():
+                automaton.add_word(key, (len(key), tuple(owners)))
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def scan(self, text: str, start: int = 0) -> list[Hit]:
+        """The matches of every rule in ``text[start:]``, in original offsets, sorted.
+
+        Args:
+            text: the text to check.
+            start: where to begin; offsets stay relative to the whole of ``text``.
+        """
+        if not self.rules or start >= len(text):
+            return []
+        window = text[start:] if start else text
+        normalized = normalize(window)
+        found: dict[int, list[tuple[int, int, float]]] = {}
+        self._scan_patterns(normalized.text, found)
+        self._scan_terms(normalized.text, found)
+        hits: list[Hit] = []
+        for rule_index, spans in found.items():
+            rule = self.rules[rule_index]
+            for norm_start, norm_end, factor in _leftmost_longest(spans):
+                orig_start, orig_end = normalized.original_span(norm_start, norm_end)
+                hits.append(
+                    Hit(
+                        rule,
+                        start + orig_start,
+                        start + orig_end,
+                        round(rule.confidence * factor, 4),
+                    )
+                )
+        hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
+        return hits
+
+    def _scan_patterns(self, text: str, found: dict[int, list[tuple[int, int, float]]]) -> None:
+        if self._set is None:
+            return
+        present = self._set.Match(text) or ()
+        for pattern_index in present:
+            pattern = self._patterns[pattern_index]
+            for begin, end, factor in _spans(pattern, text, 0, len(text)):
+                for rule_index in pattern.rules:
+                    found.setdefault(rule_index, []).append((begin, end, factor))
+
+    def _scan_terms(self, text: str, found: dict[int, list[tuple[int, int, float]]]) -> None:
+        if self._automaton is None:
+            return
+        lowered = text.translate(_ASCII_LOWER) if not text.isascii() else text.lower()
+        size = len(lowered)
+        for last, (length, owners) in self._automaton.iter(lowered):
+            begin, end = last - length + 1, last + 1
+            before_ok = begin == 0 or not _is_word(lowered[begin - 1])
+            after_ok = end == size or not _is_word(lowered[end])
+            for rule_index, needs_before, needs_after in owners:
+                if (before_ok or not needs_before) and (after_ok or not needs_after):
+                    found.setdefault(rule_index, []).append((begin, end, 1.0))
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _spans(pattern: _Pattern, text: str, lo: int, hi: int) -> Iterable[tuple[int, int, float]]:
+    """Matches of ``pattern`` in ``text[lo:hi]``, validated, as ``(start, end, factor)``.
+
+    A validator may accept a shorter span than the candidate (a card number followed by a year);
+    the rest of the candidate is searched again, so nothing after the accepted part is lost.
+    """
+    window = text if (lo, hi) == (0, len(text)) else text[lo:hi]
+    for match in pattern.compiled.finditer(window):
+        begin, end = match.span()
+        begin, end = begin + lo, end + lo
+        if begin == end:
+            continue
+        if pattern.validator is None:
+            yield begin, end, 1.0
+            continue
+        accepted = pattern.validator(text, begin, end)
+        if accepted is None:
+            continue
+        yield accepted
+        if accepted[1] < end:
+            # Candidates are short (numbers, identifiers), so a bounded look past the
+            # candidate's end finds one that started inside it without rescanning the text.
+            yield from _spans(pattern, text, accepted[1], min(len(text), end + _REMAINDER_REACH))
+
+
+def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Non-overlapping spans, preferring the earliest start, then the longest."""
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    kept: list[tuple[int, int, float]] = []
+    reach = -1
+    for span in spans:
+        if span[0] >= reach:
+            kept.append(span)
+            reach = span[1]
+    return kept
+
+
+def compile_rules(
+    rules: Iterable[tuple[PolicyDocument, DetectRule]],
+) -> Scanner:
+    """Compile ``(policy, rule)`` pairs into one :class:`Scanner`."""
+    compiled: list[CompiledRule] = []
+    patterns: dict[tuple[str, int], tuple[Any, list[int], Any]] = {}
+    terms: dict[str, list[tuple[int, bool, bool]]] = {}
+    for index, (policy, rule) in enumerate(rules):
+        label: str
+        if rule.pii is not None:
+            kind: RuleKind = "pii"
+            label = rule.pii
+            replacement = rule.replacement or DEFAULT_REPLACEMENTS[rule.pii]
+            for number, detector in enumerate(DETECTORS):
+                if detector.kind == rule.pii:
+                    key = (f"pii:{detector.kind}", number)
+                    entry = patterns.get(key)
+                    if entry is None:
+                        entry = patterns[key] = (
+                            re2.compile(detector.pattern, _OPTIONS),
+                            [],
+                            detector.validate,
+                        )
+                    entry[1].append(index)
+        elif rule.regex is not None:
+            kind, label = "regex", "pattern"
+            replacement = rule.replacement or "[removed]"
+            key = (rule.regex, -1)
+            entry = patterns.get(key)
+            if entry is None:
+                entry = patterns[key] = (re2.compile(rule.regex, _OPTIONS), [], None)
+            entry[1].append(index)
+        else:
+            assert rule.terms is not None
+            kind, label = "terms", "term"
+            replacement = rule.replacement or "[removed]"
+            for term in rule.terms:
+                folded = normalize(term.strip()).text
+                folded = folded.translate(_ASCII_LOWER)
+                if not folded:
+                    continue
+                owners = terms.setdefault(folded, [])
+                owner = (index, _is_word(folded[0]), _is_word(folded[-1]))
+                if owner not in owners:
+                    owners.append(owner)
+        compiled.append(
+            CompiledRule(
+                index=index,
+                policy=policy,
+                kind=kind,
+                confidence=rule.confidence,
+                replacement=replacement,
+                explanation=rule.explanation,
+                label=label,
+            )
+        )
+    return Scanner(
+        compiled,
+        [_Pattern(p, tuple(owners), v) for p, owners, v in patterns.values()],
+        terms,
+    )
+
+
+def explain(hit: Hit, normalized_hint: NormalizedText | None = None) -> str:
+    """The violation's explanation: the rule's own, or one naming what was found."""
+    del normalized_hint
+    rule = hit.rule
+    if rule.explanation:
+        return rule.explanation
+    if rule.kind == "pii":
+        for detector in DETECTORS:
+            if detector.kind == rule.label:
+                return f"Output {detector.explanation} (policy {rule.policy.id})."
+    if rule.kind == "terms":
+        return f"Uses wording that policy {rule.policy.id} does not allow."
+    return f"Matches a pattern that policy {rule.policy.id} does not allow."

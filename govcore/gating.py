@@ -1,0 +1,274 @@
+"""Tool-call gating (pure): the ``tools`` rules and the ``detect`` rules on arguments."""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from govcore.detect import Hit, Scanner, compile_rules, explain
+from govcore.models import Violation
+from govcore.policy import PolicyDocument, ToolRule
+from govcore.violations import BLOCK_CONFIDENCE, _replace, risk_score
+
+__all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
+
+Path = tuple[str | int, ...]
+_STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledToolRule:
+    """A tool rule with its argument path parsed and its detect rules compiled."""
+
+    policy: PolicyDocument
+    rule: ToolRule
+    steps: tuple[str | int | None, ...]  # key, index, or None for [*]
+    scanner: Scanner | None
+
+
+@dataclass(slots=True)
+class ToolCallOutcome:
+    """The decision on a proposed tool call."""
+
+    violations: list[Violation]
+    suggested_arguments: dict[str, Any] | None
+    allow: bool
+    risk_score: float
+    policy_ids: list[str] = field(default_factory=list)
+
+
+def compile_tool_rules(policies: Sequence[PolicyDocument]) -> tuple[CompiledToolRule, ...]:
+    """Parse every policy's tool rules once."""
+    compiled = []
+    for policy in policies:
+        for rule in policy.tools:
+            steps: tuple[str | int | None, ...] = ()
+            if rule.argument is not None:
+                steps = tuple(
+                    key if key else (None if index == "*" else int(index))
+                    for key, index in _STEP.findall(rule.argument)
+                )
+            scanner = compile_rules((policy, r) for r in rule.detect) if rule.detect else None
+            compiled.append(CompiledToolRule(policy, rule, steps, scanner))
+    return tuple(compiled)
+
+
+def _resolve(
+    value: Any, steps: Sequence[str | int | None], path: Path = ()
+) -> Iterator[tuple[Path, Any]]:
+    if not steps:
+        yield path, value
+        return
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str):
+        if isinstance(value, Mapping) and step in value:
+            yield from _resolve(value[step], rest, (*path, step))
+    elif step is None:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from _resolve(item, rest, (*path, index))
+    elif isinstance(value, list) and 0 <= step < len(value):
+        yield from _resolve(value[step], rest, (*path, step))
+
+
+def _strings(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    """Every string in the arguments with its path (dictionary keys are not checked)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*path, index))
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _same(left: Any, right: Any) -> bool:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    return bool(left == right)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+def _path_text(path: Path) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text or "arguments"
+
+
+def _set(arguments: Any, path: Path, value: Any) -> None:
+    target = arguments
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+
+
+def _fixed_number(original: Any, bound: float) -> Any:
+    if isinstance(original, str):
+        return str(int(bound)) if bound.is_integer() else str(bound)
+    if isinstance(original, int) and bound.is_integer():
+        return int(bound)
+    return bound
+
+
+def check_tool_call(
+    tool_name: str,
+    arguments: Mapping[str, Any],
+    *,
+    scanner: Scanner,
+    allowed_rules: frozenset[int] | None,
+    tool_rules: Sequence[CompiledToolRule],
+) -> ToolCallOutcome:
+    """Decide a proposed tool call.
+
+    Args:
+        tool_name: the tool to be called.
+        arguments: its proposed arguments.
+        scanner: the tenant's detect rules; ``allowed_rules`` limits them to the session's
+            active and ``alwaysOn`` policies (``None``: all).
+        tool_rules: the tenant's tool rules (each applies when its glob matches ``tool_name``).
+
+    Returns:
+        The violations (without ``enforcementText`` and ``offset``), the suggested arguments
+        (the offending values replaced where a fix exists, else ``None``), ``allow`` (false
+        exactly when a ``fix`` violation has confidence >= 0.7) and the risk score.
+    """
+    found: list[tuple[Violation, float]] = []  # with the severity for the risk score
+    fixes: dict[Path, Any] = {}
+
+    def add(policy: PolicyDocument, matched: str, explanation: str, confidence: float) -> None:
+        found.append(
+            (
+                Violation(
+                    policy_id=policy.id,
+                    matched_text=matched,
+                    explanation=explanation,
+                    severity=policy.severity,
+                    confidence=confidence,
+                    enforcement_type=policy.enforcement,
+                ),
+                policy.severity,
+            )
+        )
+
+    matched: dict[Path, tuple[str, list[Hit]]] = {}  # strings to redact, with their matches
+
+    def report(path: Path, text: str, hits: Sequence[Hit], explanation: str | None) -> None:
+        for hit in hits:
+            add(
+                hit.rule.policy,
+                text[hit.start : hit.end],
+                explanation or explain(hit),
+                hit.confidence,
+            )
+        if hits:
+            matched.setdefault(path, (text, []))[1].extend(hits)
+
+    # detect rules of the applicable policies, on every string argument
+    for path, text in _strings(arguments):
+        hits = [
+            h for h in scanner.scan(text) if allowed_rules is None or h.rule.index in allowed_rules
+        ]
+        report(path, text, hits, None)
+
+    for compiled in tool_rules:
+        rule = compiled.rule
+        if not fnmatch.fnmatchcase(tool_name, rule.tool):
+            continue
+        policy = compiled.policy
+        if rule.deny:
+            add(
+                policy,
+                tool_name,
+                rule.explanation or f"Policy {policy.id} does not allow calling {tool_name}.",
+                rule.confidence,
+            )
+            continue
+        for path, value in _resolve(arguments, compiled.steps):
+            where = _path_text(path)
+            if rule.max is not None or rule.min is not None:
+                number = _number(value)
+                if number is None:
+                    add(
+                        policy,
+                        _text(value),
+                        rule.explanation or f"{where} must be a number.",
+                        rule.confidence,
+                    )
+                elif rule.max is not None and number > rule.max:
+                    add(
+                        policy,
+                        _text(value),
+                        rule.explanation or f"{where} is above the maximum of {rule.max:g}.",
+                        rule.confidence,
+                    )
+                    fixes[path] = _fixed_number(value, rule.max)
+                elif rule.min is not None and number < rule.min:
+                    add(
+                        policy,
+                        _text(value),
+                        rule.explanation or f"{where} is below the minimum of {rule.min:g}.",
+                        rule.confidence,
+                    )
+                    fixes[path] = _fixed_number(value, rule.min)
+            if rule.one_of is not None and not any(
+                _same(value, allowed) for allowed in rule.one_of
+            ):
+                options = ", ".join(_text(v) for v in rule.one_of)
+                add(
+                    policy,
+                    _text(value),
+                    rule.explanation or f"{where} must be one of: {options}.",
+                    rule.confidence,
+                )
+            if compiled.scanner is not None and isinstance(value, str):
+                report(path, value, compiled.scanner.scan(value), rule.explanation)
+
+    for path, (text, hits) in matched.items():
+        fixes[path] = _replace(text, hits)  # a string with matches is fixed by its redaction
+
+    violations = [v for v, _ in found]
+    suggested: dict[str, Any] | None = None
+    if fixes:
+        suggested = copy.deepcopy(dict(arguments))
+        for path, value in fixes.items():
+            _set(suggested, path, value)
+    allow = not any(
+        v.enforcement_type == "fix" and v.confidence >= BLOCK_CONFIDENCE for v in violations
+    )
+    return ToolCallOutcome(
+        violations=violations,
+        suggested_arguments=suggested,
+        allow=allow,
+        risk_score=risk_score((v.confidence, severity) for v, severity in found),
+        policy_ids=list(dict.fromkeys(v.policy_id for v in violations)),
+    )

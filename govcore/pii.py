@@ -1,0 +1,268 @@
+"""The built-in PII and secret detectors: candidate patterns (RE2 syntax) and validators.
+
+A detector finds candidates with a pattern, then a validator decides: payment cards must pass
+the Luhn check, IBANs the mod-97 check, US social security numbers the area/group/serial rules,
+IP addresses must parse. A validator may shorten a candidate (a card number followed by a
+year) and returns the confidence factor of the match: 1.0 for a validated match, less for a
+shape alone (a phone number, a nine-digit SSN without separators, a generic ``api_key=...``).
+Digits of any script count as digits, and odd separators inside numbers are tolerated.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_REPLACEMENTS", "DETECTORS", "Detector", "luhn_valid", "mod97_valid"]
+
+# A validator gets the normalised text and a candidate span and returns the accepted span and
+# its confidence factor, or None.
+Validator = Callable[[str, int, int], "tuple[int, int, float] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    """One candidate pattern of a PII kind with its validator."""
+
+    kind: str
+    pattern: str
+    validate: Validator
+    explanation: str
+
+
+def _digit(char: str) -> int | None:
+    if "0" <= char <= "9":
+        return ord(char) - 48
+    return unicodedata.decimal(char, None)
+
+
+def _is_digit(char: str) -> bool:
+    return _digit(char) is not None
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _digits_of(text: str) -> list[int]:
+    return [d for d in map(_digit, text) if d is not None]
+
+
+def luhn_valid(digits: list[int]) -> bool:
+    """The Luhn checksum of payment card numbers."""
+    total = 0
+    for position, digit in enumerate(reversed(digits)):
+        if position % 2 == 1:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0
+
+
+def mod97_valid(iban: str) -> bool:
+    """The ISO 13616 check of an IBAN (letters and digits only, any case)."""
+    rearranged = iban[4:] + iban[:4]
+    number = 0
+    for char in rearranged.upper():
+        value = _digit(char)
+        if value is not None:
+            number = (number * 10 + value) % 97
+        elif "A" <= char <= "Z":
+            number = (number * 100 + ord(char) - 55) % 97
+        else:
+            return False
+    return number == 1
+
+
+def _cut_points(text: str, start: int, end: int) -> list[int]:
+    """Ends at which a candidate may be shortened: after any digit or letter followed by a
+    separator, longest first, so a number followed by more digits after a space can still be
+    found."""
+    points = [end]
+    for index in range(end - 1, start, -1):
+        if not text[index].isalnum() and text[index - 1].isalnum():
+            points.append(index)
+    return points
+
+
+def _bounded(text: str, start: int, end: int, inside: Callable[[str], bool]) -> bool:
+    """Whether the span is not glued to more characters of its own kind on either side."""
+    return (start == 0 or not inside(text[start - 1])) and (
+        end == len(text) or not inside(text[end])
+    )
+
+
+def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if start > 0 and (_is_digit(text[start - 1]) or text[start - 1].isalpha()):
+        return None
+    for cut in _cut_points(text, start, end):
+        digits = _digits_of(text[start:cut])
+        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits):
+            if cut < len(text) and (_is_digit(text[cut]) or text[cut].isalpha()):
+                continue
+            return start, cut, 1.0
+    return None
+
+
+def _iban(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if start > 0 and _is_word(text[start - 1]):
+        return None
+    for cut in _cut_points(text, start, end):
+        compact = "".join(ch for ch in text[start:cut] if ch.isalnum())
+        if 15 <= len(compact) <= 34 and mod97_valid(compact):
+            if cut < len(text) and _is_word(text[cut]):
+                continue
+            return start, cut, 1.0
+    return None
+
+
+def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if not _bounded(text, start, end, lambda c: _is_digit(c) or c.isalpha()):
+        return None
+    candidate = text[start:end]
+    digits = _digits_of(candidate)
+    if not 7 <= len(digits) <= 15:
+        return None
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}", candidate):
+        return None  # a date
+    if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", candidate):
+        return None  # an IPv4 address
+    return start, end, 0.7
+
+
+def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if not _bounded(text, start, end, lambda c: _is_digit(c) or c.isalpha()):
+        return None
+    candidate = text[start:end]
+    digits = _digits_of(candidate)
+    if len(digits) != 9:
+        return None
+    area = digits[0] * 100 + digits[1] * 10 + digits[2]
+    group = digits[3] * 10 + digits[4]
+    serial = digits[5] * 1000 + digits[6] * 100 + digits[7] * 10 + digits[8]
+    if area in (0, 666) or area >= 900 or group == 0 or serial == 0:
+        return None
+    separated = len(candidate) == 11 and candidate[3] == candidate[6] and candidate[3] in "- "
+    if len(candidate) != 9 and not separated:
+        return None  # mixed or odd separators: not the SSN shape
+    return start, end, 1.0 if separated else 0.8
+
+
+def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if not _bounded(text, start, end, lambda c: _is_word(c) or c in ".:"):
+        return None
+    candidate = "".join(
+        str(_digit(c)) if _is_digit(c) and not c.isascii() else c for c in text[start:end]
+    )
+    try:
+        ipaddress.ip_address(candidate)
+    except ValueError:
+        return None
+    return start, end, 1.0
+
+
+def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    local, _, domain = text[start:end].rpartition("@")
+    if not local.startswith('"') and (
+        local.startswith(".") or local.endswith(".") or ".." in local
+    ):
+        return None
+    if domain.startswith("[") or all(
+        label and not label.startswith("-") and not label.endswith("-")
+        for label in domain.split(".")
+    ):
+        return start, end, 1.0
+    return None
+
+
+def _secret(factor: float) -> Validator:
+    def validate(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+        if start > 0 and _is_word(text[start - 1]) and text[start].isalnum():
+            return None
+        return start, end, factor
+
+    return validate
+
+
+_ND = r"\p{Nd}"
+_SEP = r"[ \-.\x{2010}-\x{2015}\x{2212}]"
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "email",
+        r"(?:\"[^\"\r\n@]{1,64}\"|[\p{L}\p{N}!#$%&'*+/=?^_`{|}~.\-]{1,64})@"
+        r"(?:\[[0-9a-fA-F.:]{2,45}\]|[\p{L}\p{N}\-]{1,63}(?:\.[\p{L}\p{N}\-]{1,63})*\.\p{L}{2,24})",
+        _email,
+        "contains an email address",
+    ),
+    Detector(
+        "credit_card",
+        rf"{_ND}(?:{_SEP}{{0,2}}{_ND}){{12,22}}",
+        _card,
+        "contains a payment card number (Luhn-valid)",
+    ),
+    Detector(
+        "iban",
+        r"[a-zA-Z]{2}\p{Nd}{2}(?: ?[a-zA-Z0-9]){11,34}",
+        _iban,
+        "contains an IBAN (checksum-valid)",
+    ),
+    Detector(
+        "phone",
+        rf"(?:\+{_ND}{{1,3}}[ .\-]?)?(?:\({_ND}{{1,4}}\)[ .\-]?)?{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{1,4}}",
+        _phone,
+        "contains a phone number",
+    ),
+    Detector(
+        "us_ssn",
+        rf"{_ND}{{3}}[- ]?{_ND}{{2}}[- ]?{_ND}{{4}}",
+        _ssn,
+        "contains a US social security number",
+    ),
+    Detector(
+        "ip_address",
+        rf"{_ND}{{1,3}}(?:\.{_ND}{{1,3}}){{3}}|(?:[0-9a-fA-F]{{0,4}}:){{2,7}}[0-9a-fA-F]{{0,4}}",
+        _ip,
+        "contains an IP address",
+    ),
+    Detector(
+        "secret",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        _secret(1.0),
+        "contains a private key",
+    ),
+    Detector(
+        "secret",
+        r"(?-i:(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})"
+        r"|(?-i:gh[pousr]_[A-Za-z0-9]{36,255})|(?-i:github_pat_[A-Za-z0-9_]{22,255})"
+        r"|(?-i:xox[abposr]-[A-Za-z0-9-]{10,250})"
+        r"|(?-i:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,250})"
+        r"|(?-i:AIza[0-9A-Za-z_\-]{35})"
+        r"|(?-i:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,250})"
+        r"|(?-i:glpat-[A-Za-z0-9_\-]{20,250})"
+        r"|(?-i:eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
+        _secret(1.0),
+        "contains an API key or access token",
+    ),
+    Detector(
+        "secret",
+        r"(?:api[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|client[_\-]?secret"
+        r"|password|passwd)[\"']?\s{0,3}[:=]\s{0,3}[\"']?[A-Za-z0-9_\-/+=.]{12,250}",
+        _secret(0.7),
+        "contains what looks like a credential assignment",
+    ),
+)
+
+DEFAULT_REPLACEMENTS: dict[str, str] = {
+    "email": "[email removed]",
+    "credit_card": "[card number removed]",
+    "iban": "[IBAN removed]",
+    "phone": "[phone number removed]",
+    "us_ssn": "[SSN removed]",
+    "ip_address": "[IP address removed]",
+    "secret": "[secret removed]",
+}

@@ -1,0 +1,103 @@
+"""The streaming check's window logic (pure): what to scan, what to report, where the watermark goes.
+
+The caller sends the whole text so far and the ``watermark`` of the previous reply as
+``lastCheckedOffset``. Detection runs once about 200 new characters have accumulated, or on
+the final call, over the new part plus an overlap of 200 characters before it. A match is
+reported when it starts at or after ``lastCheckedOffset`` and is final; the new watermark is the
+position up to which every match is final, so it stays behind anything that may still grow:
+
+- the last 64 characters of a non-final text (a card number, an IBAN or a phrase being typed);
+- the trailing run of non-space characters (a long token still arriving);
+- an opened private-key block whose end line has not arrived;
+- any match that reaches past the point chosen by the rules above.
+
+Every match therefore lies wholly before one watermark and wholly after the previous one, is
+reported exactly once, and is found in a window that starts before it, so the union of a
+stream's reports equals one check of the whole text (for rules whose matches are decided within
+64 characters of their end; see docs/decisions/streaming.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from govcore.detect import Hit
+
+__all__ = ["STREAM_OVERLAP", "STREAM_TAIL", "STREAM_TRIGGER", "StreamStep", "stream_step"]
+
+STREAM_OVERLAP = 200
+"""Characters before ``lastCheckedOffset`` scanned again (specification §4.7)."""
+STREAM_TRIGGER = 200
+"""New characters that trigger detection on a non-final call (specification §4.7)."""
+STREAM_TAIL = 64
+"""Characters at the end of a non-final text whose matches may still grow."""
+
+_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStep:
+    """What one streaming call reports."""
+
+    hits: list[Hit]
+    watermark: int
+    checked: bool
+
+
+def _trailing_run_start(text: str) -> int:
+    end = len(text)
+    index = end
+    while index > 0 and not text[index - 1].isspace():
+        index -= 1
+    return index
+
+
+def _open_key_block(text: str, start: int) -> int | None:
+    """Start of the last private-key block after ``start`` that has no end line yet."""
+    opened: int | None = None
+    for begin in _KEY_BEGIN.finditer(text, start):
+        if _KEY_END.search(text, begin.end()) is None:
+            opened = begin.start()
+            break
+    return opened
+
+
+def stream_step(
+    text: str,
+    last_checked: int,
+    is_final: bool,
+    scan: Callable[[str, int], Sequence[Hit]],
+) -> StreamStep:
+    """Decide one streaming call.
+
+    Args:
+        text: ``fullText``.
+        last_checked: ``lastCheckedOffset``, already validated to lie within ``text``.
+        is_final: ``isFinal``.
+        scan: the scanner of the applicable rules: ``scan(text, start)``.
+    """
+    size = len(text)
+    if not is_final and size - last_checked < STREAM_TRIGGER:
+        return StreamStep([], last_checked, False)
+    scan_from = max(0, last_checked - STREAM_OVERLAP)
+    hits = list(scan(text, scan_from))
+    if is_final:
+        frontier = size
+    else:
+        frontier = min(size - STREAM_TAIL, _trailing_run_start(text))
+        opened = _open_key_block(text, scan_from)
+        if opened is not None:
+            frontier = min(frontier, opened)
+        moved = True
+        while moved:
+            moved = False
+            for hit in hits:
+                if hit.start < frontier < hit.end:
+                    frontier = hit.start
+                    moved = True
+        frontier = max(frontier, last_checked)
+    new = [hit for hit in hits if hit.start >= last_checked and hit.end <= frontier]
+    return StreamStep(new, frontier, True)
