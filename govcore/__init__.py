@@ -6,6 +6,7 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
+from govcore.decisions import Decision, DecisionLog, JsonlDecisionLog, MemoryDecisionLog
 from govcore.errors import (
     AuthenticationError,
     BackendError,
@@ -23,14 +24,25 @@ from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
     ConversationSnapshot,
+    FinalizeOutputRequest,
+    OutputViolation,
+    PostInferenceRequest,
+    PostInferenceResponse,
     PreInferenceRequest,
     PreInferenceResponse,
+    StreamCheckRequest,
+    StreamCheckResponse,
+    StreamViolation,
+    ToolCallDecision,
+    ToolCallRequest,
     Turn,
     TurnDiff,
     TurnRequest,
     TurnResponse,
+    Violation,
 )
 from govcore.policy import PolicyDocument, PolicySet
+from govcore.streaming import StreamGuard
 from govcore.types import Clock, RetrievalHit, RetrievalIndex, Retriever, Store, StoreWrite
 
 __version__ = "0.1.0"
@@ -43,16 +55,24 @@ __all__ = [
     "Clock",
     "ConfigError",
     "ConversationSnapshot",
+    "Decision",
+    "DecisionLog",
+    "FinalizeOutputRequest",
     "GovcoreError",
     "Governance",
     "GovernanceClient",
     "HttpResponse",
     "InvalidRequestError",
+    "JsonlDecisionLog",
+    "MemoryDecisionLog",
     "MethodNotAllowedError",
     "NotFoundError",
+    "OutputViolation",
     "PermissionDeniedError",
     "PolicyDocument",
     "PolicySet",
+    "PostInferenceRequest",
+    "PostInferenceResponse",
     "PreInferenceRequest",
     "PreInferenceResponse",
     "RateLimitedError",
@@ -61,9 +81,16 @@ __all__ = [
     "Retriever",
     "Store",
     "StoreWrite",
+    "StreamCheckRequest",
+    "StreamCheckResponse",
+    "StreamGuard",
+    "StreamViolation",
+    "ToolCallDecision",
+    "ToolCallRequest",
     "Turn",
     "TurnDiff",
     "TurnRequest",
     "TurnResponse",
+    "Violation",
     "__version__",
 ]

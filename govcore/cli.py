@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -14,7 +15,8 @@ import yaml
 from govcore.config import load_config
 from govcore.errors import ConfigError
 from govcore.governance import Governance
-from govcore.models import ApplicablePolicy, TurnResponse
+from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
+from govcore.streaming import StreamGuard
 
 __all__ = ["main"]
 
@@ -93,6 +95,8 @@ def _demo(config: str, script_path: str, key: str, budget: int, out: TextIO, err
         response = client.record_turn(request)
         _print_turn(turn["role"], turn["content"], response, out)
         recent.append(turn["content"])
+    _demo_tool_calls(client, session_id, out)
+    _demo_stream(client, session_id, out)
     snapshot = client.get_conversation(session_id)
     print(rule, file=out)
     print(
@@ -103,6 +107,91 @@ def _demo(config: str, script_path: str, key: str, budget: int, out: TextIO, err
     client.delete_conversation(session_id)
     print("conversation deleted", file=out)
     return 0
+
+
+_DEMO_TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "issue_refund",
+        {
+            "order_id": "NW48213307",
+            "amount": 389.0,
+            "currency": "EUR",
+            "reason": "tent arrived damaged",
+        },
+    ),
+    (
+        "issue_refund",
+        {"order_id": "NW48213307", "amount": 750, "currency": "EUR", "reason": "goodwill"},
+    ),
+    (
+        "send_email",
+        {
+            "to": "lena.kovac@example.com",
+            "subject": "Your order",
+            "body": "We charged the card 4111 1111 1111 1111 today.",
+        },
+    ),
+    ("delete_account", {"account_id": "ACC-2291"}),
+)
+
+# A reply that should never go out as written: it echoes a card number (split across chunks)
+# and hides an email address behind a zero-width space.
+_DEMO_REPLY = (
+    "Thanks for your patience! I have updated your order and everything is on track for "
+    "delivery next week. For your records, the replacement tent was charged to the card "
+    "ending in 4111 1111 1111 1111, and the receipt went to lena.kovac@exam\u200bple.com. "
+    "If anything else comes up, just reply here and I'll be glad to help you out."
+)
+
+
+def _demo_tool_calls(client: Any, session_id: str, out: TextIO) -> None:
+    print("\n" + "-" * 78, file=out)
+    print("tool calls proposed by the assistant", file=out)
+    for tool, arguments in _DEMO_TOOL_CALLS:
+        decision = client.check_tool_call(
+            {"sessionId": session_id, "toolName": tool, "arguments": arguments}
+        )
+        verdict = "ALLOW" if decision.allow else "BLOCK"
+        print(f"\n  {tool}({json.dumps(arguments)})", file=out)
+        print(f"  -> {verdict}, risk {decision.risk_score}", file=out)
+        for violation in decision.violations:
+            print(
+                f"     {violation.enforcement_type} {violation.confidence:.2f} "
+                f"[{violation.policy_id}] {violation.explanation}",
+                file=out,
+            )
+        if decision.suggested_arguments is not None:
+            print(f"     suggested arguments: {json.dumps(decision.suggested_arguments)}", file=out)
+
+
+def _demo_stream(client: Any, session_id: str, out: TextIO) -> None:
+    print("\n" + "-" * 78, file=out)
+    print("a reply streamed in 40-character deltas, checked every 200 characters", file=out)
+    guard: StreamGuard
+
+    def report(violation: StreamViolation) -> None:
+        print(
+            f"  reported with {len(guard.text):>3} chars streamed: [{violation.policy_id}] "
+            f"{violation.matched_text!r} at offset {violation.offset}",
+            file=out,
+        )
+
+    guard = StreamGuard(client, session_id, on_violation=report)
+    for start in range(0, len(_DEMO_REPLY), 40):
+        guard.feed(_DEMO_REPLY[start : start + 40])
+    verdict = guard.finish()
+    print(
+        f"  final: safe={verdict.safe}, risk {verdict.risk_score}, "
+        f"{len(verdict.violations)} violations, citing {', '.join(verdict.policy_citations)}",
+        file=out,
+    )
+    print("  suggested redaction:", file=out)
+    print(
+        textwrap.fill(
+            verdict.suggested_redaction, width=76, initial_indent="    ", subsequent_indent="    "
+        ),
+        file=out,
+    )
 
 
 def _names(policies: Sequence[ApplicablePolicy]) -> str:
