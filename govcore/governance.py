@@ -87,6 +87,7 @@ IDEMPOTENCY_WINDOW_SECONDS = 300
 
 _ALWAYS_ON_RELEVANCE = 1.0
 _log = logging.getLogger("govcore")
+_WARM_UP_TEXT = "Reach me at a@example.com or +1 415 555 0100; card 4111 1111 1111 1111."
 
 
 @dataclass(frozen=True, slots=True)
@@ -869,10 +870,12 @@ def _compile(policy_set: PolicySet, retriever: Retriever) -> _Tenant:
     rules_of: dict[str, list[int]] = {}
     for index, (policy, _) in enumerate(pairs):
         rules_of.setdefault(policy.id, []).append(index)
+    scanner = compile_rules(pairs)
+    scanner.scan(_WARM_UP_TEXT)  # RE2 builds its automata lazily: not on a caller's time
     return _Tenant(
         policy_set=policy_set,
         index=retriever.index(policy_set.policies),
-        scanner=compile_rules(pairs),
+        scanner=scanner,
         rules_of={pid: tuple(ids) for pid, ids in rules_of.items()},
         tool_rules=compile_tool_rules(policy_set.policies),
     )
