@@ -47,6 +47,8 @@ class NormalizedText:
 
     def original_index(self, position: int) -> int:
         """The original index of the character at normalised ``position``."""
+        if len(self.segment_starts) == 1:
+            return position
         k = bisect_right(self.segment_starts, position) - 1
         return self.segment_origins[k] + (position - self.segment_starts[k])
 

@@ -19,6 +19,8 @@ case sensitivity back on for part of a pattern).
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -40,6 +42,7 @@ _OPTIONS.log_errors = False
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 falls back
 
 _REMAINDER_REACH = 128
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 _ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
 
 
@@ -71,6 +74,8 @@ class _Pattern:
     compiled: Any
     rules: tuple[int, ...]  # indices of the rules this pattern serves
     validator: Any | None  # PII validator, or None for a policy author's regex
+    anchor: bytes | None = None
+    reach: tuple[int, int] = (0, 0)
 
 
 class Scanner:
@@ -92,7 +97,15 @@ class Scanner:
             pattern_set.Compile()
             self._set = pattern_set
         self._automaton: Any = None
+        self._term_set: Any = None
         if terms:
+            # Most texts contain none of the terms: an RE2 set of the literals answers that in
+            # one fast pass, and the automaton runs only when some term is present.
+            term_set = re2.Set.SearchSet(_OPTIONS)
+            for key in terms:
+                term_set.Add(re2.escape(key))
+            term_set.Compile()
+            self._term_set = term_set
             automaton = ahocorasick.Automaton()
             for key, owners in terms.items():
                 automaton.add_word(key, (len(key), tuple(owners)))
@@ -114,8 +127,9 @@ class Scanner:
         window = text[start:] if start else text
         normalized = normalize(window)
         found: dict[int, list[tuple[int, int, float]]] = {}
-        self._scan_patterns(normalized.text, found)
-        self._scan_terms(normalized.text, found)
+        data = normalized.text.encode("utf-8")
+        self._scan_patterns(normalized.text, data, found)
+        self._scan_terms(normalized.text, data, found)
         hits: list[Hit] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
@@ -132,18 +146,24 @@ class Scanner:
         hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
         return hits
 
-    def _scan_patterns(self, text: str, found: dict[int, list[tuple[int, int, float]]]) -> None:
+    def _scan_patterns(
+        self, text: str, data: bytes, found: dict[int, list[tuple[int, int, float]]]
+    ) -> None:
         if self._set is None:
             return
-        present = self._set.Match(text) or ()
+        # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
+        chars = _CharOffsets(text, data)
+        present = self._set.Match(data) or ()
         for pattern_index in present:
             pattern = self._patterns[pattern_index]
-            for begin, end, factor in _spans(pattern, text, 0, len(text)):
+            for begin, end, factor in _spans(pattern, text, data, chars):
                 for rule_index in pattern.rules:
                     found.setdefault(rule_index, []).append((begin, end, factor))
 
-    def _scan_terms(self, text: str, found: dict[int, list[tuple[int, int, float]]]) -> None:
-        if self._automaton is None:
+    def _scan_terms(
+        self, text: str, data: bytes, found: dict[int, list[tuple[int, int, float]]]
+    ) -> None:
+        if self._automaton is None or self._term_set.Match(data) is None:
             return
         lowered = text.translate(_ASCII_LOWER) if not text.isascii() else text.lower()
         size = len(lowered)
@@ -156,22 +176,85 @@ class Scanner:
                     found.setdefault(rule_index, []).append((begin, end, 1.0))
 
 
+class _CharOffsets:
+    """Converts byte offsets of a text's UTF-8 form into character offsets."""
+
+    def __init__(self, text: str, data: bytes) -> None:
+        self._identity = len(text) == len(data)
+        self._byte_starts: list[int] = []
+        self._extra_after: list[int] = []
+        if self._identity:
+            return
+        extra = 0
+        for run in _NON_ASCII_RUN.finditer(text):
+            for index in range(run.start(), run.end()):
+                self._byte_starts.append(index + extra)
+                extra += len(text[index].encode("utf-8")) - 1
+                self._extra_after.append(extra)
+
+    def char(self, byte_offset: int) -> int:
+        if self._identity:
+            return byte_offset
+        k = bisect_left(self._byte_starts, byte_offset)
+        return byte_offset - (self._extra_after[k - 1] if k else 0)
+
+    def byte(self, char_offset: int) -> int:
+        if self._identity:
+            return char_offset
+        # Characters before char_offset: a non-ASCII one at byte b sits at char b - extra.
+        lo, hi = 0, len(self._byte_starts)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            extra_before = self._extra_after[mid - 1] if mid else 0
+            if self._byte_starts[mid] - extra_before < char_offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        return char_offset + (self._extra_after[lo - 1] if lo else 0)
+
+
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _spans(pattern: _Pattern, text: str, lo: int, hi: int) -> Iterable[tuple[int, int, float]]:
-    """Matches of ``pattern`` in ``text[lo:hi]``, validated, as ``(start, end, factor)``.
+def _windows(pattern: _Pattern, data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges to search: all of ``data``, or merged windows around the pattern's anchor."""
+    if pattern.anchor is None:
+        return [(0, len(data))]
+    before, after = pattern.reach
+    windows: list[tuple[int, int]] = []
+    position = data.find(pattern.anchor)
+    while position != -1:
+        lo, hi = max(0, position - before), min(len(data), position + after)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+        position = data.find(pattern.anchor, position + 1)
+    return windows
+
+
+def _spans(
+    pattern: _Pattern, text: str, data: bytes, chars: _CharOffsets
+) -> Iterable[tuple[int, int, float]]:
+    """Matches of ``pattern``, validated, as character spans ``(start, end, factor)``.
 
     A validator may accept a shorter span than the candidate (a card number followed by a year);
     the rest of the candidate is searched again, so nothing after the accepted part is lost.
     """
-    window = text if (lo, hi) == (0, len(text)) else text[lo:hi]
+    for lo, hi in _windows(pattern, data):
+        yield from _window_spans(pattern, text, data, chars, lo, hi)
+
+
+def _window_spans(
+    pattern: _Pattern, text: str, data: bytes, chars: _CharOffsets, lo: int, hi: int
+) -> Iterable[tuple[int, int, float]]:
+    window = data if (lo, hi) == (0, len(data)) else data[lo:hi]
     for match in pattern.compiled.finditer(window):
         begin, end = match.span()
-        begin, end = begin + lo, end + lo
         if begin == end:
             continue
+        begin, end = chars.char(begin + lo), chars.char(end + lo)
         if pattern.validator is None:
             yield begin, end, 1.0
             continue
@@ -182,7 +265,9 @@ def _spans(pattern: _Pattern, text: str, lo: int, hi: int) -> Iterable[tuple[int
         if accepted[1] < end:
             # Candidates are short (numbers, identifiers), so a bounded look past the
             # candidate's end finds one that started inside it without rescanning the text.
-            yield from _spans(pattern, text, accepted[1], min(len(text), end + _REMAINDER_REACH))
+            rest_lo = chars.byte(accepted[1])
+            rest_hi = min(len(data), chars.byte(end) + _REMAINDER_REACH)
+            yield from _window_spans(pattern, text, data, chars, rest_lo, rest_hi)
 
 
 def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -202,7 +287,7 @@ def compile_rules(
 ) -> Scanner:
     """Compile ``(policy, rule)`` pairs into one :class:`Scanner`."""
     compiled: list[CompiledRule] = []
-    patterns: dict[tuple[str, int], tuple[Any, list[int], Any]] = {}
+    patterns: dict[tuple[str, int], tuple[Any, list[int], Any, Any]] = {}
     terms: dict[str, list[tuple[int, bool, bool]]] = {}
     for index, (policy, rule) in enumerate(rules):
         label: str
@@ -219,6 +304,7 @@ def compile_rules(
                             re2.compile(detector.pattern, _OPTIONS),
                             [],
                             detector.validate,
+                            detector,
                         )
                     entry[1].append(index)
         elif rule.regex is not None:
@@ -227,7 +313,7 @@ def compile_rules(
             key = (rule.regex, -1)
             entry = patterns.get(key)
             if entry is None:
-                entry = patterns[key] = (re2.compile(rule.regex, _OPTIONS), [], None)
+                entry = patterns[key] = (re2.compile(rule.regex, _OPTIONS), [], None, None)
             entry[1].append(index)
         else:
             assert rule.terms is not None
@@ -255,7 +341,10 @@ def compile_rules(
         )
     return Scanner(
         compiled,
-        [_Pattern(p, tuple(owners), v) for p, owners, v in patterns.values()],
+        [
+            _Pattern(p, tuple(owners), v, d.anchor if d else None, d.reach if d else (0, 0))
+            for p, owners, v, d in patterns.values()
+        ],
         terms,
     )
 

@@ -1,0 +1,414 @@
+"""Benchmark of the output checks, streaming checks and tool-call gating.
+
+    python benchmarks/bench_checks.py [--quick] [--seed N]
+
+Prints one table per section; every table compares govcore with a baseline measured in the
+same run on the same texts:
+
+1. detection throughput on 1 MB outputs as rules grow from 10 to 5,000, against Python's ``re``
+   with one big alternation of the same patterns and terms;
+2. PII detection and redaction against Microsoft Presidio's pattern recognizers and anonymizer
+   (installed only for benchmarks: ``pip install -e ".[bench]"``) on the same texts;
+3. latencies through the typed client: post-inference of 4 KB, one stream call on a 200-character
+   increment, a tool-call check;
+4. a whole 100 KB stream in 200-character chunks against one post-inference of the same text and
+   against a naive loop that re-scans the whole text on every call.
+
+Memory is the peak of Python allocations (tracemalloc) during the measured calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import random
+import re
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import corpus  # noqa: E402
+
+import govcore  # noqa: E402
+from govcore.detect import compile_rules  # noqa: E402
+from govcore.pii import DETECTORS  # noqa: E402
+from govcore.policy import PolicyDocument  # noqa: E402
+
+KEY = "gk_bench_checks_0001"
+PII_KINDS = ("email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret")
+PLANTS = (
+    "4111 1111 1111 1111",
+    "jane.doe+orders@example.co.uk",
+    "DE89 3704 0044 0532 0130 00",
+    "+1 (415) 555-2671",
+    "123-45-6789",
+    "192.168.10.24",
+    "AKIAIOSFODNN7EXAMPLE",
+    "guaranteed refund",
+)
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def make_text(size: int, seed: int) -> str:
+    """Realistic support prose of about ``size`` characters with PII planted every ~2 KB."""
+    rng = random.Random(seed)
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        piece = corpus.generate_turn(rng, size_bytes=2000)
+        if rng.random() < 0.7:
+            cut = rng.randrange(len(piece))
+            piece = f"{piece[:cut]} {rng.choice(PLANTS)} {piece[cut:]}"
+        parts.append(piece)
+        length += len(piece) + 1
+    return "\n".join(parts)[:size]
+
+
+def make_policies(rule_count: int, seed: int) -> list[dict[str, Any]]:
+    """Policies holding about ``rule_count`` detect rules: PII, regexes and term lists."""
+    rng = random.Random(seed)
+    rules: list[dict[str, Any]] = [{"pii": kind} for kind in PII_KINDS][:rule_count]
+    words = [w for w in corpus.generate_turn(rng, size_bytes=20000).lower().split() if w.isalpha()]
+    index = 0
+    while len(rules) < rule_count:
+        index += 1
+        if index % 3 == 0:
+            rules.append({"regex": f"REF{index}-[0-9]{{6}}"})
+        else:
+            terms = [f"{rng.choice(words)} {rng.choice(words)} {index}" for _ in range(3)]
+            if index == 1:
+                terms.append("guaranteed refund")  # one rule: violations stay fixed as rules grow
+            rules.append({"terms": terms})
+    policies = []
+    for start in range(0, len(rules), 10):
+        number = start // 10
+        policies.append(
+            {
+                "id": f"pol-{number}",
+                "title": f"Policy {number}",
+                "summary": "Output rules.",
+                "severity": 4,
+                "enforcement": "fix",
+                "citationRef": f"BENCH-{number}",
+                "detect": rules[start : start + 10],
+            }
+        )
+    return policies
+
+
+def make_governance(rule_count: int, seed: int) -> govcore.Governance:
+    return govcore.Governance.from_config(
+        {
+            "settings": {"default_rate_limit_per_minute": 1_000_000_000},
+            "tenants": {"bench": {"policies": make_policies(rule_count, seed)}},
+            "keys": [
+                {
+                    "key": KEY,
+                    "tenant": "bench",
+                    "settings": {
+                        "post_inference_checking": "allowed",
+                        "tool_call_governance": "allowed",
+                    },
+                }
+            ],
+        }
+    )
+
+
+# --- measurement -----------------------------------------------------------------------------
+
+
+def measure(run: Callable[[], object], *, repeat: int, warmup: int = 2) -> dict[str, float]:
+    """Median, p95, p99 (ms), throughput (ops/s) and peak Python memory (MB) of ``run``."""
+    for _ in range(warmup):
+        run()
+    times = []
+    tracemalloc.start()
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    times.sort()
+    return {
+        "median": statistics.median(times) * 1000,
+        "p95": times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
+        "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+        "ops": 1 / statistics.mean(times),
+        "mb": peak / 2**20,
+    }
+
+
+def table(title: str, rows: list[tuple[str, dict[str, float], str]]) -> None:
+    print(f"\n{title}")
+    print(
+        f"{'case':<52}{'median ms':>11}{'p95 ms':>10}{'p99 ms':>10}{'ops/s':>10}{'peak MB':>9}  note"
+    )
+    for name, m, note in rows:
+        print(
+            f"{name:<52}{m['median']:>11.3f}{m['p95']:>10.3f}{m['p99']:>10.3f}"
+            f"{m['ops']:>10.1f}{m['mb']:>9.1f}  {note}"
+        )
+
+
+# --- baselines -------------------------------------------------------------------------------
+
+
+def python_re_alternation(policies: list[dict[str, Any]]) -> Callable[[str], int]:
+    """Python ``re``: one alternation of every PII pattern, regex and term, in one pass."""
+    pieces = []
+    for policy in policies:
+        for rule in policy["detect"]:
+            if "pii" in rule:
+                pieces += [_to_python(d.pattern) for d in DETECTORS if d.kind == rule["pii"]]
+            elif "regex" in rule:
+                pieces.append(rule["regex"])
+            else:
+                pieces += [r"\b" + re.escape(t) + r"\b" for t in rule["terms"]]
+    compiled = re.compile("|".join(f"(?:{p})" for p in pieces), re.IGNORECASE)
+    return lambda text: sum(1 for _ in compiled.finditer(text))
+
+
+def _to_python(pattern: str) -> str:
+    """The RE2 detector patterns in Python syntax (close enough for a speed baseline)."""
+    pattern = pattern.replace(r"\p{Nd}", r"\d").replace(r"\p{L}", r"[^\W\d_]")
+    pattern = pattern.replace(r"\p{N}", r"\d").replace(r"\x{2010}-\x{2015}\x{2212}", "")
+    pattern = re.sub(r"\(\?-i:", "(?:", pattern)
+    return pattern.replace("(?s:.*?)", "[\\s\\S]*?")
+
+
+def presidio_runner() -> Callable[[str], int] | None:
+    """Presidio's pattern recognizers for the same entities, then its anonymizer."""
+    try:
+        from presidio_analyzer.predefined_recognizers import (
+            CreditCardRecognizer,
+            EmailRecognizer,
+            IbanRecognizer,
+            IpRecognizer,
+            PhoneRecognizer,
+            UsSsnRecognizer,
+        )
+        from presidio_anonymizer import AnonymizerEngine
+    except ImportError:
+        return None
+    logging.getLogger("tldextract").setLevel(logging.CRITICAL)
+    logging.getLogger("presidio-analyzer").setLevel(logging.CRITICAL)
+    recognizers: list[Any] = [
+        CreditCardRecognizer(),
+        EmailRecognizer(),
+        IbanRecognizer(),
+        IpRecognizer(),
+        UsSsnRecognizer(),
+    ]
+    try:
+        recognizers.append(PhoneRecognizer())
+    except Exception:  # needs the phonenumbers package; skipped when missing
+        pass
+    anonymizer = AnonymizerEngine()
+
+    def run(text: str) -> int:
+        results = []
+        for recognizer in recognizers:
+            results += recognizer.analyze(
+                text, entities=recognizer.supported_entities, nlp_artifacts=None
+            )
+        anonymizer.anonymize(text=text, analyzer_results=results)
+        return len(results)
+
+    return run
+
+
+# --- sections --------------------------------------------------------------------------------
+
+
+def throughput_section(seed: int, quick: bool) -> None:
+    text = make_text(200_000 if quick else 1_000_000, seed)
+    size_mb = len(text.encode()) / 2**20
+    rows = []
+    for count in (10, 100, 1000, 5000):
+        policies = make_policies(count, seed)
+        docs = [PolicyDocument.model_validate(p) for p in policies]
+        scanner = compile_rules((p, r) for p in docs for r in p.detect)
+        m = measure(lambda s=scanner: s.scan(text), repeat=3 if quick else 5, warmup=1)
+        rows.append(
+            (f"govcore scan, {count} rules", m, f"{size_mb / (m['median'] / 1000):.1f} MB/s")
+        )
+        if count in (10, 1000, 5000) and not quick:
+            baseline = python_re_alternation(policies)
+            sample = text[:100_000]
+            mb = measure(lambda b=baseline: b(sample), repeat=2, warmup=0)
+            rate = len(sample.encode()) / 2**20 / (mb["median"] / 1000)
+            rows.append(
+                (
+                    f"  baseline: Python re alternation, {count} rules",
+                    mb,
+                    f"{rate:.2f} MB/s (100 KB sample)",
+                )
+            )
+    table(f"1. Detection throughput on a {size_mb:.1f} MB output (target >= 20 MB/s, flat)", rows)
+
+
+def presidio_section(seed: int, quick: bool) -> None:
+    text = make_text(10_000, seed + 1)
+    gov = make_governance(len(PII_KINDS), seed)
+    client = gov.client(KEY)
+    rows = [
+        (
+            "govcore post-inference (7 PII detectors, redaction)",
+            measure(
+                lambda: client.post_inference({"sessionId": "b", "output": text}),
+                repeat=50 if quick else 200,
+            ),
+            "10 KB",
+        )
+    ]
+    presidio = presidio_runner()
+    if presidio is None:
+        print("\n2. Presidio not installed (pip install -e '.[bench]'): comparison skipped")
+        return
+    rows.append(
+        (
+            "  baseline: Presidio recognizers + anonymizer",
+            measure(lambda: presidio(text), repeat=5 if quick else 20),
+            "10 KB, same entities",
+        )
+    )
+    ratio = rows[1][1]["median"] / rows[0][1]["median"]
+    table(f"2. PII detection and redaction, 10 KB (Presidio / govcore = {ratio:.0f}x)", rows)
+
+
+def latency_section(seed: int, quick: bool) -> None:
+    gov = make_governance(1000, seed)
+    client = gov.client(KEY)
+    output = make_text(4096, seed + 2)
+    long_text = make_text(100_000, seed + 3)
+    repeat = 200 if quick else 1000
+    rows = [
+        (
+            "post-inference, 4 KB output",
+            measure(
+                lambda: client.post_inference({"sessionId": "b", "output": output}), repeat=repeat
+            ),
+            "target p50 < 1 ms",
+        ),
+    ]
+    # One stream call on a 200-character increment, somewhere inside a long output.
+    offsets = list(range(20_000, 90_000, 200))
+    position = [0]
+
+    def stream_call() -> None:
+        end = offsets[position[0] % len(offsets)]
+        position[0] += 1
+        client.check_output_stream(
+            {
+                "sessionId": "b",
+                "fullText": long_text[:end],
+                "lastCheckedOffset": end - 200 - 64,
+                "isFinal": False,
+            }
+        )
+
+    rows.append(
+        (
+            "stream call, 200-character increment",
+            measure(stream_call, repeat=repeat),
+            "target p50 < 0.3 ms",
+        )
+    )
+    arguments = {
+        "order_id": "NW48213307",
+        "amount": 120.5,
+        "items": [{"sku": f"SKU-{i}", "note": make_text(300, seed + i)} for i in range(8)],
+        "message": make_text(1000, seed + 9),
+    }
+    rows.append(
+        (
+            "tool-call check, ~3.5 KB of arguments",
+            measure(
+                lambda: client.check_tool_call(
+                    {"sessionId": "b", "toolName": "send_email", "arguments": arguments}
+                ),
+                repeat=repeat,
+            ),
+            "target p50 < 0.3 ms",
+        )
+    )
+    table("3. Latency through the typed client (1,000 rules)", rows)
+
+
+def stream_section(seed: int, quick: bool) -> None:
+    gov = make_governance(1000, seed)
+    client = gov.client(KEY)
+    text = make_text(100_000, seed + 4)
+    scanner_scan = gov._tenants["bench"].scanner.scan  # the naive baseline's own scan
+
+    def whole_stream() -> None:
+        watermark = 0
+        for end in range(200, len(text) + 200, 200):
+            final = end >= len(text)
+            reply = client.check_output_stream(
+                {
+                    "sessionId": "b",
+                    "fullText": text[:end],
+                    "lastCheckedOffset": watermark,
+                    "isFinal": final,
+                }
+            )
+            watermark = reply.watermark
+        client.finalize_output(
+            {"sessionId": "b", "fullText": text, "lastCheckedOffset": watermark, "isFinal": True}
+        )
+
+    def naive_stream() -> None:
+        for end in range(200, len(text) + 200, 200):
+            scanner_scan(text[:end])
+
+    one = measure(
+        lambda: client.post_inference({"sessionId": "b", "output": text}), repeat=5 if quick else 20
+    )
+    stream = measure(whole_stream, repeat=1 if quick else 3, warmup=0)
+    naive = measure(naive_stream, repeat=1, warmup=0)
+    rows = [
+        ("one post-inference of the 100 KB text", one, ""),
+        (
+            "whole stream, 200-character chunks, + finalize",
+            stream,
+            f"{stream['median'] / one['median']:.1f}x one check (target <= 3x)",
+        ),
+        (
+            "  baseline: re-scan everything on every call",
+            naive,
+            f"{naive['median'] / one['median']:.0f}x one check",
+        ),
+    ]
+    table("4. A 100 KB output streamed in 200-character chunks", rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(f"python benchmarks/bench_checks.py{' --quick' if args.quick else ''} --seed {args.seed}")
+    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    throughput_section(args.seed, args.quick)
+    presidio_section(args.seed, args.quick)
+    latency_section(args.seed, args.quick)
+    stream_section(args.seed, args.quick)
+
+
+if __name__ == "__main__":
+    main()
