@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
+from govcore.session import iso_timestamp
+
 __all__ = ["Decision", "DecisionLog", "JsonlDecisionLog", "MemoryDecisionLog"]
 
 
@@ -30,7 +32,7 @@ class Decision:
         violations: how many violations.
         risk_score: the answered ``riskScore``.
         duration_ms: time taken by the check.
-        ts: ISO 8601 UTC time of the decision.
+        ts: epoch seconds of the decision, from the injected clock (ISO 8601 in ``to_json``).
         text: the checked text, only when the log is configured to keep it.
     """
 
@@ -45,13 +47,14 @@ class Decision:
     violations: int
     risk_score: float
     duration_ms: float
-    ts: str
+    ts: float
     text: str | None = None
 
     def to_json(self) -> str:
         """One JSON line."""
         document = asdict(self)
         document["policy_ids"] = list(self.policy_ids)
+        document["ts"] = iso_timestamp(self.ts)
         if self.text is None:
             del document["text"]
         return json.dumps(document, ensure_ascii=True, separators=(",", ":"))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import secrets
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -162,7 +162,7 @@ class Governance:
             retriever = TfidfRetriever(**options)
         self._retriever = retriever
         self._count_tokens: TokenCounter = token_counter or estimate_tokens
-        self._trace_ids: Callable[[], str] = trace_ids or (lambda: str(uuid.uuid4()))
+        self._trace_ids: Callable[[], str] = trace_ids or _random_id
         self._keys = KeyRing(config.keys)
         self._rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
@@ -734,7 +734,7 @@ class Governance:
         try:
             self.decision_log.record(
                 Decision(
-                    decision_id=uuid.uuid4().hex,
+                    decision_id=_random_id(),
                     trace_id=trace_id,
                     tenant=principal.tenant,
                     key_id=principal.key_id,
@@ -745,7 +745,7 @@ class Governance:
                     violations=violations,
                     risk_score=score,
                     duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                    ts=iso_timestamp(self._clock()),
+                    ts=self._clock(),
                     text=text if self.settings.decision_log_include_text else None,
                 )
             )
@@ -879,6 +879,11 @@ def _compile(policy_set: PolicySet, retriever: Retriever) -> _Tenant:
         rules_of={pid: tuple(ids) for pid, ids in rules_of.items()},
         tool_rules=compile_tool_rules(policy_set.policies),
     )
+
+
+def _random_id() -> str:
+    """128 random bits as 32 hex digits: trace and decision ids."""
+    return secrets.token_hex(16)
 
 
 def _conversation_key(tenant: str, session_id: str) -> str:

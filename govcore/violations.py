@@ -107,7 +107,7 @@ def redact(
     a new match is redacted too (up to three passes), so the redaction never contains a match.
     """
     result = _replace(text, hits)
-    if scanner is None:
+    if scanner is None or not hits:
         return result
     for _ in range(_REDACTION_PASSES - 1):
         again = [h for h in scanner.scan(result) if allowed is None or h.rule.index in allowed]
