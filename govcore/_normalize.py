@@ -1,11 +1,12 @@
 """Normalisation of checked text, with a map back to the original offsets.
 
 Detection runs on a normalised copy of the text so that cheap evasions do not work: Unicode NFKC
-(full-width digits and letters, ligatures, compatibility forms become their plain forms), case
-folding of non-ASCII letters, and removal of what NFKC keeps but a reader does not see:
-format characters (category Cf: zero-width spaces and joiners, soft hyphens, word joiners, bidi
-controls, tag characters, the byte-order mark) and variation selectors. ASCII letters keep their
-case; every pattern is matched case-insensitively. Violations always report offsets and text of
+(full-width digits and letters, ligatures, compatibility forms become their plain forms) and
+removal of what NFKC keeps but a reader does not see: format characters (category Cf:
+zero-width spaces and joiners, soft hyphens, word joiners, bidi controls, tag characters, the
+byte-order mark) and variation selectors. Letters keep their case: patterns match
+case-insensitively (RE2's Unicode case folding), terms on a lower-cased copy, and detectors that
+care about case (an AWS key) can still see it. Violations always report offsets and text of
 the original, so the map from normalised to original positions is part of the result.
 """
 
@@ -24,11 +25,11 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 @lru_cache(maxsize=65536)
 def _fold(char: str) -> str:
-    """What one non-ASCII character becomes: '' when invisible, else NFKC and case-folded."""
+    """What one non-ASCII character becomes: '' when invisible, else its NFKC form."""
     code = ord(char)
     if unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
         return ""
-    return unicodedata.normalize("NFKC", char).casefold()
+    return unicodedata.normalize("NFKC", char)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,7 @@ class NormalizedText:
     def original_index(self, position: int) -> int:
         """The original index of the character at normalised ``position``."""
         if len(self.segment_starts) == 1:
-            return position
+            return self.segment_origins[0] + position
         k = bisect_right(self.segment_starts, position) - 1
         return self.segment_origins[k] + (position - self.segment_starts[k])
 

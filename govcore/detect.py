@@ -43,7 +43,6 @@ _OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 fa
 
 _REMAINDER_REACH = 128
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
-_ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +164,7 @@ class Scanner:
     ) -> None:
         if self._automaton is None or self._term_set.Match(data) is None:
             return
-        lowered = text.translate(_ASCII_LOWER) if not text.isascii() else text.lower()
+        lowered = _lower(text)
         size = len(lowered)
         for last, (length, owners) in self._automaton.iter(lowered):
             begin, end = last - length + 1, last + 1
@@ -215,6 +214,15 @@ class _CharOffsets:
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+def _lower(text: str) -> str:
+    """Lower case with one character for one (offsets must not move): the rare character
+    whose lower case is longer ("İ") is kept as it is."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
 def _windows(pattern: _Pattern, data: bytes) -> list[tuple[int, int]]:
@@ -320,8 +328,7 @@ def compile_rules(
             kind, label = "terms", "term"
             replacement = rule.replacement or "[removed]"
             for term in rule.terms:
-                folded = normalize(term.strip()).text
-                folded = folded.translate(_ASCII_LOWER)
+                folded = _lower(normalize(term.strip()).text)
                 if not folded:
                     continue
                 owners = terms.setdefault(folded, [])

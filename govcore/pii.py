@@ -127,6 +127,9 @@ def _iban(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return None
 
 
+_DATE = re.compile(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)")
+
+
 def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not _bounded(text, start, end, lambda c: _is_digit(c) or c.isalpha()):
         return None
@@ -134,8 +137,8 @@ def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     digits = _digits_of(candidate)
     if not 7 <= len(digits) <= 15:
         return None
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}", candidate):
-        return None  # a date
+    if _DATE.match(candidate):
+        return None  # a date, perhaps with a time after it
     if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", candidate):
         return None  # an IPv4 address
     if re.fullmatch(r"\d{3}-\d{2}-\d{4}", candidate):
@@ -208,7 +211,7 @@ DETECTORS: tuple[Detector, ...] = (
         # Unbounded repeats, lengths checked by the validator: counted repeats of large
         # Unicode classes would blow up RE2's DFA and send it to its slow engine.
         r"(?:\"[^\"\r\n@]+\"|[\p{L}\p{N}!#$%&'*+/=?^_`{|}~.\-]+)@"
-        r"(?:\[[0-9a-fA-F.:]+\]|[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}\p{L}+)",
+        r"(?:\[(?:IPv6:)?[0-9a-fA-F.:]+\]|[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}\p{L}+)",
         _email,
         "contains an email address",
         anchor=b"@",
@@ -244,7 +247,8 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "ip_address",
-        rf"{_ND}{{1,3}}(?:\.{_ND}{{1,3}}){{3}}|(?:[0-9a-fA-F]{{0,4}}:){{2,7}}[0-9a-fA-F]{{0,4}}",
+        rf"(?:[0-9a-fA-F]{{0,4}}:){{2,6}}{_ND}{{1,3}}(?:\.{_ND}{{1,3}}){{3}}"
+        rf"|{_ND}{{1,3}}(?:\.{_ND}{{1,3}}){{3}}|(?:[0-9a-fA-F]{{0,4}}:){{2,7}}[0-9a-fA-F]{{0,4}}",
         _ip,
         "contains an IP address",
     ),
