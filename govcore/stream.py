@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from govcore._normalize import normalize
 from govcore.detect import Hit
 
 __all__ = ["STREAM_OVERLAP", "STREAM_TAIL", "STREAM_TRIGGER", "StreamStep", "stream_step"]
@@ -34,8 +35,8 @@ STREAM_TRIGGER = 200
 STREAM_TAIL = 64
 """Characters at the end of a non-final text whose matches may still grow."""
 
-_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
+_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +57,16 @@ def _trailing_run_start(text: str) -> int:
 
 
 def _open_key_block(text: str, start: int) -> int | None:
-    """Start of the last private-key block after ``start`` that has no end line yet."""
-    opened: int | None = None
-    for begin in _KEY_BEGIN.finditer(text, start):
-        if _KEY_END.search(text, begin.end()) is None:
-            opened = begin.start()
-            break
-    return opened
+    """Start of the first private-key block after ``start`` that has no end line yet.
+
+    Looked for in the normalised text, as the detector does, so an obfuscated header (other
+    case, invisible characters, full-width letters) is held back too.
+    """
+    normalized = normalize(text[start:])
+    for begin in _KEY_BEGIN.finditer(normalized.text):
+        if _KEY_END.search(normalized.text, begin.end()) is None:
+            return start + normalized.original_index(begin.start())
+    return None
 
 
 def stream_step(

@@ -106,22 +106,37 @@ def redact(
     index). With a scanner, the result is checked again and anything a replacement joined into
     a new match is redacted too (up to three passes), so the redaction never contains a match.
     """
-    result = _replace(text, hits)
+    result, inserted = _replace_spans(text, hits)
     if scanner is None or not hits:
         return result
     for _ in range(_REDACTION_PASSES - 1):
-        again = [h for h in scanner.scan(result) if allowed is None or h.rule.index in allowed]
+        # A match wholly inside an inserted replacement is the policy author's own wording
+        # ("[card number removed]"), not something the output said.
+        again = [
+            h
+            for h in scanner.scan(result)
+            if (allowed is None or h.rule.index in allowed)
+            and not any(lo <= h.start and h.end <= hi for lo, hi in inserted)
+        ]
         if not again:
             break
-        result = _replace(result, again)
+        result, inserted = _replace_spans(result, again)
     return result
 
 
 def _replace(text: str, hits: Sequence[Hit]) -> str:
+    """``text`` with every match replaced (see :func:`redact`)."""
+    return _replace_spans(text, hits)[0]
+
+
+def _replace_spans(text: str, hits: Sequence[Hit]) -> tuple[str, list[tuple[int, int]]]:
+    """The replaced text and where in it the replacements were inserted."""
     if not hits:
-        return text
+        return text, []
     ordered = sorted(hits, key=lambda h: (h.start, -h.end, h.rule.index))
     pieces: list[str] = []
+    inserted: list[tuple[int, int]] = []
+    length = 0
     cursor = 0
     cluster: list[Hit] = []
     cluster_end = -1
@@ -135,11 +150,15 @@ def _replace(text: str, hits: Sequence[Hit]) -> str:
                 cluster,
                 key=lambda h: (-h.rule.policy.severity, h.start, -(h.end - h.start), h.rule.index),
             )
-            pieces.append(text[cursor : cluster[0].start])
+            kept = text[cursor : cluster[0].start]
+            pieces.append(kept)
+            length += len(kept)
             pieces.append(chosen.rule.replacement)
+            inserted.append((length, length + len(chosen.rule.replacement)))
+            length += len(chosen.rule.replacement)
             cursor = cluster_end
         if hit is not None:
             cluster = [hit]
             cluster_end = hit.end
     pieces.append(text[cursor:])
-    return "".join(pieces)
+    return "".join(pieces), inserted
