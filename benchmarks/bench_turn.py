@@ -44,7 +44,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +67,8 @@ try:
     import bm25s
 except ImportError:  # pragma: no cover - a setup problem, explained to the user
     sys.exit('bench_turn.py needs bm25s (a benchmark-only dependency): pip install -e ".[bench]"')
+
+T = TypeVar("T")
 
 API_KEY = "gk_bench_turn_0001"
 TENANT = "bench"
@@ -209,6 +212,13 @@ def timed(call: Callable[[], object]) -> int:
     return time.perf_counter_ns() - start
 
 
+def timed_result(call: Callable[[], T]) -> tuple[int, T]:
+    """Wall-clock nanoseconds of one call, and what it returned."""
+    start = time.perf_counter_ns()
+    result = call()
+    return time.perf_counter_ns() - start, result
+
+
 def traced_peak_mb(calls: Iterable[Callable[[], object]]) -> float:
     """The median over ``calls`` of each call's tracemalloc peak above what was traced before it.
 
@@ -251,8 +261,8 @@ def traced_build_mb(build: Callable[[], object]) -> tuple[float, float]:
 
 def rss_bytes() -> int:
     """The resident set size of this process (Linux)."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    statm = Path("/proc/self/statm").read_text()
+    return int(statm.split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def fmt(value: float) -> str:
@@ -587,6 +597,10 @@ def print_turn_section(results: Sequence[TurnResult], big: BigTurnResult | None)
         targets.add("(the targeted sizes were not run)", "-", "-")
     setup = per_size((r.policies, f"{r.setup_s:.1f} s") for r in results)
     samples = per_size((r.policies, f"{r.turn.samples:,}") for r in results)
+    spans = per_size(
+        (r.policies, f"turns {WARMUP_TURNS + 1}–{WARMUP_TURNS + r.turn.samples // SESSIONS}")
+        for r in results
+    )
     print_section(
         "1. Turn latency through the typed client",
         table.render(),
@@ -594,7 +608,9 @@ def print_turn_section(results: Sequence[TurnResult], big: BigTurnResult | None)
         notes(
             f"`record_turn` of a ~1 KB turn with its session's 3 previous ~1 KB turns as "
             f"`recentContext`, {SESSIONS} sessions interleaved, rate limit raised in the config; "
-            f"{WARMUP_TURNS} untimed turns per session first. Timed turns per size: {samples}.",
+            f"{WARMUP_TURNS} untimed turns per session first. Timed turns: {samples}. Which "
+            f"turns of each conversation are timed: {spans} (the stored state, with its "
+            "binding log, grows turn by turn).",
             "Baseline: the same index's `search` (top_k=12, as the pipeline asks) on another "
             "set of conversations of the same generator, interleaved call by call with the "
             "turns; `× baseline` is the ratio of medians.",
@@ -652,7 +668,7 @@ def bench_retrieval(
         )
         return documents[0]  # type: ignore[no-any-return]
 
-    paths: dict[str, Callable[[str], object]] = {
+    paths: dict[str, Callable[[str], Iterable[Any]]] = {
         "govcore": govcore_top,
         "sklearn": sklearn_top,
         "bm25s": bm25s_top,
@@ -664,26 +680,26 @@ def bench_retrieval(
     names = list(paths)
     progress(f"section 2: {n:,} policies: {count:,} queries per retriever")
     gc.collect()
+    tops: dict[str, list[set[int]]] = {name: [] for name in paths}
     for q, query in enumerate(queries):
         # Rotate which retriever goes first, so none always runs on a warmer cache.
         for name in names[q % 3 :] + names[: q % 3]:
-            elapsed = timed(partial(paths[name], query))
+            elapsed, top = timed_result(partial(paths[name], query))
             if q >= warmup:
                 samples[name].append(elapsed)
+                tops[name].append({int(position) for position in top})
 
     # Agreement: govcore's ranking (its scores, before the relevance floors cut the list) against
     # each baseline's top 6, as the mean of |intersection| / 6 over the timed queries.
     overlap = {"sklearn": 0.0, "bm25s": 0.0}
     baselines_overlap = 0.0
-    hits = 0
-    for query in queries[warmup:]:
+    for q, query in enumerate(queries[warmup:]):
         ranked = set(np.argsort(-index.scores(query), kind="stable")[:TOP_K].tolist())
-        sk = set(sklearn_top(query).tolist())
-        bm = set(bm25s_top(query).tolist())
+        sk, bm = tops["sklearn"][q], tops["bm25s"][q]
         overlap["sklearn"] += len(ranked & sk) / TOP_K
         overlap["bm25s"] += len(ranked & bm) / TOP_K
         baselines_overlap += len(sk & bm) / TOP_K
-        hits += len(govcore_top(query))
+    hits = sum(len(top) for top in tops["govcore"])
     traced = queries[warmup : warmup + plan.traced_calls]
     stats = {
         name: Stats.of(samples[name], traced_peak_mb(partial(paths[name], q) for q in traced))
@@ -1032,6 +1048,19 @@ def bench_conversations(seed: int, plan: Plan) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def source_digest() -> str:
+    """A short SHA-256 over the imported govcore package's Python sources.
+
+    It names the code that was measured even in a working tree with uncommitted changes.
+    """
+    package = Path(govcore.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def machine_facts() -> list[str]:
     """What the figures were measured on."""
     model = platform.processor() or "unknown"
@@ -1054,7 +1083,8 @@ def machine_facts() -> list[str]:
         f"CPU: {os.cpu_count()} logical CPUs ({usable} usable), {model}{memory}",
         f"Python {platform.python_version()} ({platform.python_implementation()}), "
         f"{platform.platform()}",
-        f"govcore {govcore.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"govcore {govcore.__version__} (sources sha256 {source_digest()}), "
+        f"numpy {np.__version__}, scipy {scipy.__version__}, "
         f"scikit-learn {sklearn.__version__}, bm25s {bm25s.__version__}",
     ]
 

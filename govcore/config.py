@@ -82,7 +82,7 @@ class GovernanceSettings(_ConfigModel):
     """Limit of ``output`` and ``fullText``, in UTF-8 bytes."""
     max_body_bytes: Annotated[int, Field(ge=KIB)] = 8 * 1024 * KIB
     """Limit of a whole request body, checked before it is parsed."""
-    binding_log_limit: Annotated[int, Field(ge=10)] = 1000
+    binding_log_limit: Annotated[int, Field(ge=10)] = 500
     """A conversation keeps this many of its latest binding events."""
     decision_log_path: str | None = None
     """Append decisions as JSON lines to this file instead of keeping them in memory."""

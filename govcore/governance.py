@@ -152,7 +152,7 @@ class Governance:
     ) -> None:
         self.settings: GovernanceSettings = config.settings
         self._clock: Clock = clock or system_clock
-        self._store: Store = store or MemoryStore(
+        self._store: Store = store if store is not None else MemoryStore(
             clock=self._clock, maxsize=config.settings.max_conversations
         )
         if retriever is None:
@@ -470,7 +470,7 @@ class Governance:
                 turn_count=state.turn_count,
                 active_policies=_applicable(active),
                 injection_block=state.injection_block,
-                binding_log=[_binding_event(r) for r in state.binding_log],
+                binding_log=[_binding_event(r) for r in state.binding_log.records()],
                 updated_at=iso_timestamp(state.updated_at),
             )
         )

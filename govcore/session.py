@@ -21,6 +21,7 @@ from govcore.types import TokenCounter
 
 __all__ = [
     "Binding",
+    "BindingLog",
     "BindingRecord",
     "ConversationRules",
     "ConversationState",
@@ -30,7 +31,7 @@ __all__ = [
     "prioritise",
 ]
 
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 
 
 def iso_timestamp(epoch_seconds: float) -> str:
@@ -60,6 +61,72 @@ class BindingRecord(NamedTuple):
     ts: str
 
 
+_EVENT_CODES: dict[str, int] = {"binding_started": 0, "binding_released": 1}
+_EVENT_NAMES: tuple[BindingEventKind, ...] = ("binding_started", "binding_released")
+
+
+class BindingLog:
+    """A conversation's binding events, kept as one compact JSON line per event.
+
+    A long conversation's log is the bulk of its state, and every turn reads and writes the
+    state: so the log is appended and trimmed as bytes and decoded only when someone reads it
+    (the snapshot), never on an ordinary turn.
+    """
+
+    __slots__ = ("_count", "_raw")
+
+    def __init__(self, raw: bytes = b"", count: int = 0) -> None:
+        self._raw = raw
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BindingLog):
+            return NotImplemented
+        return self._raw == other._raw
+
+    def __hash__(self) -> int:
+        return hash(self._raw)
+
+    def __repr__(self) -> str:
+        return f"BindingLog({self._count} events)"
+
+    @property
+    def raw(self) -> bytes:
+        """The encoded lines."""
+        return self._raw
+
+    def appended(self, records: Sequence[BindingRecord], limit: int) -> BindingLog:
+        """A log with ``records`` added, keeping the latest ``limit`` events."""
+        if not records:
+            return self
+        lines = b"".join(
+            json.dumps(
+                [r.turn_index, r.policy_id, _EVENT_CODES[r.event], r.ts],
+                separators=(",", ":"),
+                ensure_ascii=False,
+            ).encode()
+            + b"\n"
+            for r in records
+        )
+        raw, count = self._raw + lines, self._count + len(records)
+        if count > limit:
+            cut = 0
+            for _ in range(count - limit):
+                cut = raw.index(b"\n", cut) + 1
+            raw, count = raw[cut:], limit
+        return BindingLog(raw, count)
+
+    def records(self) -> tuple[BindingRecord, ...]:
+        """The events, oldest first."""
+        return tuple(
+            BindingRecord(turn, policy_id, _EVENT_NAMES[code], ts)
+            for turn, policy_id, code, ts in map(json.loads, self._raw.splitlines())
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationState:
     """What govcore keeps of a conversation between turns.
@@ -69,36 +136,38 @@ class ConversationState:
 
     turn_count: int
     bindings: tuple[Binding, ...]
-    binding_log: tuple[BindingRecord, ...]
+    binding_log: BindingLog
     injection_block: str
     updated_at: float
 
     def to_bytes(self) -> bytes:
-        """Compact JSON for the store."""
-        document = {
+        """A compact JSON header line, then the binding log's lines."""
+        header = {
             "v": _STATE_VERSION,
             "turns": self.turn_count,
             "active": [[b.policy_id, b.since_turn, b.last_selected_turn] for b in self.bindings],
-            "log": self.binding_log,
             "block": self.injection_block,
             "updated": self.updated_at,
+            "events": len(self.binding_log),
         }
-        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+        encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
+        return encoded + b"\n" + self.binding_log.raw
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> ConversationState:
-        """Decode what :meth:`to_bytes` wrote.
+        """Decode what :meth:`to_bytes` wrote (the log stays encoded until read).
 
         Raises:
             ValueError: the bytes are not a conversation state of a known version.
         """
-        document: Any = json.loads(raw)
+        head, _, log = raw.partition(b"\n")  # compact JSON never holds a raw newline
+        document: Any = json.loads(head)
         if not isinstance(document, dict) or document.get("v") != _STATE_VERSION:
             raise ValueError("not a govcore conversation state of a known version")
         return cls(
             turn_count=int(document["turns"]),
             bindings=tuple(Binding(str(p), int(s), int(t)) for p, s, t in document["active"]),
-            binding_log=tuple(map(BindingRecord._make, document["log"])),
+            binding_log=BindingLog(log, int(document["events"])),
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
         )
@@ -109,7 +178,7 @@ class ConversationRules:
     """The settings that shape a conversation's policy state."""
 
     release_after_unselected_turns: int = 3
-    binding_log_limit: int = 1000
+    binding_log_limit: int = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +271,9 @@ def advance_conversation(
         [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
         + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
     )
-    log = (state.binding_log if state is not None else ()) + events
-    if len(log) > rules.binding_log_limit:
-        log = log[-rules.binding_log_limit :]
+    log = (state.binding_log if state is not None else BindingLog()).appended(
+        events, rules.binding_log_limit
+    )
 
     block, estimate = render_injection_block(active, token_budget, count_tokens)
     new_state = ConversationState(
