@@ -152,8 +152,10 @@ class Governance:
     ) -> None:
         self.settings: GovernanceSettings = config.settings
         self._clock: Clock = clock or system_clock
-        self._store: Store = store if store is not None else MemoryStore(
-            clock=self._clock, maxsize=config.settings.max_conversations
+        self._store: Store = (
+            store
+            if store is not None
+            else MemoryStore(clock=self._clock, maxsize=config.settings.max_conversations)
         )
         if retriever is None:
             options: dict[str, Any] = {"synonyms": config.settings.synonyms}

@@ -102,15 +102,12 @@ class BindingLog:
         """A log with ``records`` added, keeping the latest ``limit`` events."""
         if not records:
             return self
-        lines = b"".join(
-            json.dumps(
-                [r.turn_index, r.policy_id, _EVENT_CODES[r.event], r.ts],
-                separators=(",", ":"),
-                ensure_ascii=False,
-            ).encode()
-            + b"\n"
+        # Only the policy id needs JSON escaping; turn, code and ISO timestamp are plain.
+        lines = "".join(
+            f"[{r.turn_index},{json.dumps(r.policy_id, ensure_ascii=False)},"
+            f'{_EVENT_CODES[r.event]},"{r.ts}"]\n'
             for r in records
-        )
+        ).encode()
         raw, count = self._raw + lines, self._count + len(records)
         if count > limit:
             cut = 0
