@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,8 +74,6 @@ class TfidfRetriever:
         self.example_weight = example_weight
         self.context_weight = context_weight
         self._analyzer = Analyzer(merged)
-        # A turn's text comes back as recentContext on the next turns: analyse it once.
-        self._term_counts = functools.lru_cache(maxsize=1024)(self._analyzer.term_counts)
 
     def index(self, policies: Sequence[PolicyDocument]) -> TfidfIndex:
         """Count each policy's terms, weight them with scikit-learn, keep them transposed."""
@@ -146,19 +144,19 @@ class TfidfRetriever:
         return terms
 
     def _query_weights(
-        self, query: str, context: Sequence[str], vocabulary: Mapping[str, int]
+        self, query: str, context: Sequence[str], columns_of: Callable[[str], _Columns]
     ) -> dict[int, float]:
         weights: dict[int, float] = {}
         segments = [(query, 1.0)] + [(c, self.context_weight) for c in context]
         for text, weight in segments:
             if weight <= 0.0 or not text:
                 continue
-            for term, count in self._term_counts(text).items():
-                column = vocabulary.get(term)
-                if column is not None:
-                    tf = weight * (1.0 + math.log(count))  # sublinear, as the index
-                    weights[column] = weights.get(column, 0.0) + tf
+            for column, tf in columns_of(text):
+                weights[column] = weights.get(column, 0.0) + weight * tf
         return weights
+
+
+_Columns = tuple[tuple[int, float], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +185,9 @@ class TfidfIndex:
     ) -> None:
         self._retriever = retriever
         self._examples = examples
+        # A turn's text comes back as recentContext on the next turns: map it to this index's
+        # columns once.
+        self._columns_of = functools.lru_cache(maxsize=1024)(self._text_columns)
         self._vocabulary = vocabulary
         self._idf = idf
         self._size = len(areas)
@@ -197,13 +198,22 @@ class TfidfIndex:
     def __len__(self) -> int:
         return self._size
 
+    def _text_columns(self, text: str) -> _Columns:
+        """The text's terms in this index, as (column, sublinear term frequency)."""
+        vocabulary = self._vocabulary
+        return tuple(
+            (vocabulary[term], 1.0 + math.log(count))
+            for term, count in self._retriever._analyzer.term_counts(text).items()
+            if term in vocabulary
+        )
+
     def scores(self, query: str, *, context: Sequence[str] = ()) -> npt.NDArray[np.float64]:
         """Similarity of the query with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
         ``query_norm_floor``).
         """
-        weights = self._retriever._query_weights(query, context, self._vocabulary)
+        weights = self._retriever._query_weights(query, context, self._columns_of)
         if not weights or self._term_policy is None:
             return np.zeros(self._size)
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
