@@ -41,7 +41,6 @@ _OPTIONS.case_sensitive = False
 _OPTIONS.log_errors = False
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 falls back
 
-_REMAINDER_REACH = 128
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -257,12 +256,17 @@ def _spans(
 def _window_spans(
     pattern: _Pattern, text: str, data: bytes, chars: _CharOffsets, lo: int, hi: int
 ) -> Iterable[tuple[int, int, float]]:
-    window = data if (lo, hi) == (0, len(data)) else data[lo:hi]
-    for match in pattern.compiled.finditer(window):
-        begin, end = match.span()
-        if begin == end:
+    position = lo
+    while position < hi:
+        match = pattern.compiled.search(data, position, hi)
+        if match is None:
+            return
+        begin_byte, end_byte = match.span()
+        if begin_byte == end_byte:
+            position = end_byte + 1
             continue
-        begin, end = chars.char(begin + lo), chars.char(end + lo)
+        position = end_byte
+        begin, end = chars.char(begin_byte), chars.char(end_byte)
         if pattern.validator is None:
             yield begin, end, 1.0
             continue
@@ -271,11 +275,9 @@ def _window_spans(
             continue
         yield accepted
         if accepted[1] < end:
-            # Candidates are short (numbers, identifiers), so a bounded look past the
-            # candidate's end finds one that started inside it without rescanning the text.
-            rest_lo = chars.byte(accepted[1])
-            rest_hi = min(len(data), chars.byte(end) + _REMAINDER_REACH)
-            yield from _window_spans(pattern, text, data, chars, rest_lo, rest_hi)
+            # The validator kept a shorter match (a card number followed by a year): search
+            # again right after it, so a match that began inside the candidate is not lost.
+            position = chars.byte(accepted[1])
 
 
 def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:

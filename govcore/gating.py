@@ -231,7 +231,10 @@ def check_tool_call(
                         rule.explanation or f"{where} is above the maximum of {rule.max:g}.",
                         rule.confidence,
                     )
-                    fixes[path] = _fixed_number(value, rule.max)
+                    # Another rule may already have fixed this value lower: keep the stricter.
+                    earlier = _number(fixes.get(path))
+                    bound = rule.max if earlier is None else min(rule.max, earlier)
+                    fixes[path] = _fixed_number(value, bound)
                 elif rule.min is not None and number < rule.min:
                     add(
                         policy,
@@ -239,7 +242,9 @@ def check_tool_call(
                         rule.explanation or f"{where} is below the minimum of {rule.min:g}.",
                         rule.confidence,
                     )
-                    fixes[path] = _fixed_number(value, rule.min)
+                    earlier = _number(fixes.get(path))
+                    bound = rule.min if earlier is None else max(rule.min, earlier)
+                    fixes[path] = _fixed_number(value, bound)
             if rule.one_of is not None and not any(
                 _same(value, allowed) for allowed in rule.one_of
             ):

@@ -1,0 +1,569 @@
+"""Unit tests of each built-in detector, ``terms`` and ``regex`` rules (contract §2, docs/detection.md).
+
+Each detector is compiled on its own with ``govcore.detect.compile_rules`` and run on valid
+values and on near misses. Every hit is checked to be a span of the original text:
+``text[start:end]`` is what the caller sent, invisible and full-width characters included.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import govcore
+from govcore.detect import Scanner, compile_rules
+from govcore.policy import PolicyDocument
+from tests.support import policy
+
+ZWSP, SOFT_HYPHEN, RLO, TAG_A, WORD_JOINER = "\u200b", "\u00ad", "\u202e", "\U000e0041", "\u2060"
+
+
+@cache
+def _scanner(rules_json: str) -> Scanner:
+    document = PolicyDocument.model_validate(policy("p", detect=json.loads(rules_json)))
+    return compile_rules((document, rule) for rule in document.detect)
+
+
+def scanner(*rules: dict[str, Any]) -> Scanner:
+    """A scanner of one policy with ``rules`` (cached per rule set)."""
+    return _scanner(json.dumps(rules, sort_keys=True))
+
+
+def found(rule: dict[str, Any], text: str) -> list[str]:
+    """The original text of every hit of ``rule`` in ``text``, in order."""
+    return [text[hit.start : hit.end] for hit in scanner(rule).scan(text)]
+
+
+CARD = {"pii": "credit_card"}
+IBAN = {"pii": "iban"}
+EMAIL = {"pii": "email"}
+PHONE = {"pii": "phone"}
+SSN = {"pii": "us_ssn"}
+IP = {"pii": "ip_address"}
+SECRET = {"pii": "secret"}
+
+
+# --- credit_card ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "card",
+    [
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        "4111111111111111",
+        "4111.1111.1111.1111",
+        "4111\u20131111\u20131111\u20131111",
+        "５５００ ００００ ００００ ０００４",
+        "٤١١١١١١١١١١١١١١١",
+        "४१११११११११११११११",
+        "378282246310005",
+        "3782 822463 10005",
+        "4222222222222",
+        "6011111111111117",
+        f"4111{ZWSP}1111{ZWSP}1111{ZWSP}1111",
+        f"4111{SOFT_HYPHEN}1111 1111 1111",
+    ],
+)
+def test_luhn_valid_card_numbers_are_found_whole(card: str) -> None:
+    """A Luhn-valid card number in any script and with any usual separators is one match."""
+    assert found(CARD, f"my card is {card}, thanks") == [card]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4111 1111 1111 1112",
+        "4111-1111-1111-1113",
+        "4111111111111112",
+        "0000 0000 0000 0000",
+        "1234 5678 9012 3456",
+        "4111 1111 1111 11",
+        "12345678901234567890123",
+        "41111111111111110000000",
+        "x4111111111111111",
+        "4111111111111111x",
+        "order 99999999999999999999999 shipped",
+        "٤١١١١١١١١١١١١١١٢",
+    ],
+)
+def test_card_near_misses_are_not_found(text: str) -> None:
+    """Luhn-invalid numbers, one-digit runs, too short or too long runs and glued digits are no cards."""
+    assert found(CARD, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("card 4111111111111111 2025", "4111111111111111"),
+        ("card 4111 1111 1111 1111 2025", "4111 1111 1111 1111"),
+        ("card 4111-1111-1111-1111-2025", "4111-1111-1111-1111"),
+        ("card 4111111111111111 12/26", "4111111111111111"),
+        ("card 4111111111111111/2025", "4111111111111111"),
+        ("card 4111 1111 1111 1111 12345678", "4111 1111 1111 1111"),
+    ],
+)
+def test_card_followed_by_a_year_is_shortened_to_the_card(text: str, card: str) -> None:
+    """A card number followed by an expiry year or more digits matches only the card."""
+    assert found(CARD, text) == [card]
+
+
+@pytest.mark.parametrize(
+    "separator",
+    [" ", ", ", " and ", "\n", ",", " / "],
+    ids=["sp", "comma-sp", "and", "nl", ",", "/"],
+)
+def test_two_cards_in_a_row_are_two_matches(separator: str) -> None:
+    """Two cards one after the other are reported as two matches, each whole."""
+    text = f"4111111111111111{separator}5500 0000 0000 0004"
+    assert found(CARD, text) == ["4111111111111111", "5500 0000 0000 0004"]
+
+
+# --- iban -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "iban",
+    [
+        "GB82 WEST 1234 5698 7654 32",
+        "GB82WEST12345698765432",
+        "gb82west12345698765432",
+        "gb82 west 1234 5698 7654 32",
+        "DE89370400440532013000",
+        "DE89 3704 0044 0532 0130 00",
+        "FR14 2004 1010 0505 0001 3M02 606",
+        "NL91ABNA0417164300",
+        f"GB82{ZWSP}WEST12345698765432",
+    ],
+)
+def test_checksum_valid_ibans_are_found(iban: str) -> None:
+    """An IBAN with a valid mod-97 checksum is found with and without spaces, in any case."""
+    assert found(IBAN, f"IBAN: {iban}.") == [iban]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GB83 WEST 1234 5698 7654 32",
+        "GB82WEST12345698765433",
+        "DE88370400440532013000",
+        "XGB82WEST12345698765432",
+        "GB82WEST12345698765432X",
+        "GB82 WEST 1234",
+    ],
+)
+def test_ibans_with_wrong_checksum_or_glued_are_not_found(text: str) -> None:
+    """A wrong check digit, a glued letter or a truncated IBAN is not an IBAN."""
+    assert found(IBAN, text) == []
+
+
+# --- email ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "email",
+    [
+        "a+tag@x.com",
+        "john.doe@mail.sub.example.co.uk",
+        "first_last@ex-ample.io",
+        '"john doe"@example.com',
+        '"odd..dots"@example.com',
+        "user@[192.168.0.1]",
+        "josé@exämple.de",
+        "Ünïcödé@Bücher.de",
+        "用户@例子.广告",
+        "UPPER.Case@Example.COM",
+        f"jane{ZWSP}.doe@example.com",
+    ],
+)
+def test_legal_emails_are_found_whole(email: str) -> None:
+    """Plus addressing, subdomains, quoted local parts, IP literals and Unicode are emails."""
+    assert found(EMAIL, f"write to {email} today") == [email]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a..b@x.com", "@x.com", "a.@x.com", ".a@x.com", "x@y", "user@-x.com", "user@x-.com", "@"],
+)
+def test_non_emails_are_not_found(text: str) -> None:
+    """Double or edge dots, a missing local part, no top-level domain or bad labels are no email."""
+    assert found(EMAIL, text) == []
+
+
+def test_email_with_ipv6_literal_domain_is_found() -> None:
+    """An RFC 5321 IPv6 address literal (`user@[IPv6:2001:db8::1]`) is an IP-literal email."""
+    email = "user@[IPv6:2001:db8::1]"
+    assert found(EMAIL, f"write to {email} today") == [email]
+
+
+# --- phone ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "phone",
+    [
+        "+44 20 7946 0958",
+        "+1 415 555 2671",
+        "+1 415-555-2671",
+        "+1 (415) 555 2671",
+        "(415) 555-2671",
+        "020 7946 0958",
+        "+1\u00a0415\u00a0555\u00a02671",
+    ],
+)
+def test_phone_numbers_are_found_with_shape_confidence(phone: str) -> None:
+    """International and national numbers are found, at 0.7 of the rule's confidence."""
+    hits = scanner(PHONE).scan(f"call {phone} now")
+    assert [f"call {phone} now"[h.start : h.end] for h in hits] == [phone]
+    assert hits[0].confidence == pytest.approx(0.9 * 0.7)
+
+
+@pytest.mark.parametrize("phone", ["+14155552671", "+442079460958", "+4930901820"])
+def test_e164_phone_numbers_without_separators_are_found(phone: str) -> None:
+    """A number in canonical E.164 form (plus sign and digits only) is a phone number."""
+    assert found(PHONE, f"call {phone} now") == [phone]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "on 2023-01-15 at noon",
+        "due 15.01.2023",
+        "due 01/15/2023",
+        "due 1/5/23",
+        "host 192.168.1.1",
+        "host 10.0.0.1",
+        "version 1.2.3.4",
+        "at 12:30:45",
+        "call 123 45",
+    ],
+)
+def test_dates_and_ip_addresses_are_not_phone_numbers(text: str) -> None:
+    """Dates, dotted quads, times and too-short digit groups are not phone numbers."""
+    assert found(PHONE, text) == []
+
+
+@pytest.mark.parametrize("text", ["meet on 2023-01-15 10:30 please", "released 2023.01.15"])
+def test_dates_with_a_time_or_dots_are_not_phone_numbers(text: str) -> None:
+    """An ISO date followed by a time, or a year-first date with dots, is not a phone number."""
+    assert found(PHONE, text) == []
+
+
+# --- us_ssn ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ssn", "factor"),
+    [
+        ("123-45-6789", 1.0),
+        ("078-05-1120", 1.0),
+        ("219 09 9999", 1.0),
+        ("899-12-3456", 1.0),
+        ("123456789", 0.8),
+    ],
+)
+def test_valid_ssns_are_found(ssn: str, factor: float) -> None:
+    """Valid area, group and serial are an SSN; without separators at 0.8 of the confidence."""
+    text = f"SSN {ssn}."
+    hits = scanner(SSN).scan(text)
+    assert [text[h.start : h.end] for h in hits] == [ssn]
+    assert hits[0].confidence == pytest.approx(0.9 * factor)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "000-12-3456",
+        "666-12-3456",
+        "900-12-3456",
+        "999-12-3456",
+        "123-00-4567",
+        "123-45-0000",
+        "123-45 6789",
+        "123-45-67890",
+        "1234-5-6789",
+        "a123-45-6789",
+    ],
+)
+def test_invalid_ssns_are_not_found(text: str) -> None:
+    """Area 000, 666 or 9xx, group 00, serial 0000, mixed separators or glued digits are no SSN."""
+    assert found(SSN, text) == []
+
+
+# --- ip_address -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "192.168.1.1",
+        "10.0.0.255",
+        "8.8.8.8",
+        "2001:db8::1",
+        "::1",
+        "fe80::1ff:fe23:4567:890a",
+        "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+        "１９２.１６８.１.１",
+    ],
+)
+def test_ip_addresses_are_found(address: str) -> None:
+    """Dotted quads and IPv6 addresses (also in full-width digits) are IP addresses."""
+    assert found(IP, f"host {address} is up") == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["999.1.1.1", "256.1.1.1", "1.2.3", "1.2.3.4.5", "gggg::1", "12:30:45", "std::vector"],
+)
+def test_invalid_ip_addresses_are_not_found(text: str) -> None:
+    """Octets above 255, too few or too many parts and non-hex groups are no IP address."""
+    assert found(IP, text) == []
+
+
+def test_ipv4_mapped_ipv6_address_is_found() -> None:
+    """An IPv4-mapped IPv6 address (`::ffff:192.168.1.1`) is found as an IP address."""
+    assert found(IP, "host ::ffff:192.168.1.1 is up") == ["::ffff:192.168.1.1"]
+
+
+# --- secret ---------------------------------------------------------------------------------
+
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+PRIVATE_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEowIBAAKCAQEA4f5wg5l2hKsTeNem/V41fGnJm6gOdrj8ym3rFkEU/wT8RDtn\n"
+    "SgFEZOQpHEgQ7JL38xUfU0Y3g6aYw9QT0hJ7mCpz9Er5qLaMXJwZxzHzAahlfA0i\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+SECRETS = [
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_" + "a1B2c3D4e5" * 4,
+    "github_pat_" + "A" * 30,
+    "xoxb-1234567890-abcdefghij",
+    "xoxp-123456789012-abcdefghijkl",
+    "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    "rk_test_" + "a" * 20,
+    "glpat-" + "x" * 20,
+    "AIza" + "B" * 35,
+    JWT,
+    PRIVATE_KEY,
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+]
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=lambda s: s[:12])
+def test_secrets_of_common_formats_are_found_whole(secret: str) -> None:
+    """AWS, GitHub, Slack, Stripe, GitLab, Google keys, JWTs and private-key blocks are secrets."""
+    assert found(SECRET, f"use {secret} to log in") == [secret]
+
+
+@pytest.mark.parametrize("hidden", [ZWSP, SOFT_HYPHEN, RLO, TAG_A, WORD_JOINER, "\ufeff"])
+@pytest.mark.parametrize(
+    "secret",
+    ["AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1B2c3D4e5" * 4, "xoxb-1234567890-abcdefghij", JWT],
+    ids=lambda s: s[:6],
+)
+def test_secrets_split_by_invisible_characters_are_found(secret: str, hidden: str) -> None:
+    """A secret with an invisible character inside is found, the invisible character included."""
+    split = secret[:4] + hidden + secret[4:9] + hidden + secret[9:]
+    assert found(SECRET, f"key: {split} ok") == [split]
+
+
+def test_private_key_split_by_invisible_characters_is_found() -> None:
+    """A private-key block with zero-width characters in its header is found whole."""
+    block = PRIVATE_KEY.replace("PRIVATE KEY", f"PRI{ZWSP}VATE{SOFT_HYPHEN} KEY", 1)
+    assert found(SECRET, f"here:\n{block}\nbye") == [block]
+
+
+@pytest.mark.parametrize(
+    "secret",
+    ["ｇｈｐ＿" + "ａ１ｂ２" * 9, "ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ", "ｅｙＪ" + JWT[3:]],
+    ids=["github", "aws", "jwt"],
+)
+def test_secrets_in_full_width_letters_are_found(secret: str) -> None:
+    """A secret written in full-width letters and digits is found like its ASCII form."""
+    assert found(SECRET, f"key {secret} ok") == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIA1234",
+        "akiaiosfodnn7example",
+        "xAKIAIOSFODNN7EXAMPLE",
+        "ghp_short",
+        "sk_live_short",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n",
+        "eyJhbGciOiJIUzI1NiJ9",
+    ],
+)
+def test_secret_near_misses_are_not_found(text: str) -> None:
+    """Too-short keys, wrong case, glued prefixes and a key block without end are no secret."""
+    assert found(SECRET, text) == []
+
+
+def test_credential_assignment_is_a_weaker_secret() -> None:
+    """`password: ...` with 12+ characters is found at 0.7 of the rule's confidence."""
+    text = "config: password: hunter2hunter2 done"
+    hits = scanner(SECRET).scan(text)
+    assert [text[h.start : h.end] for h in hits] == ["password: hunter2hunter2"]
+    assert hits[0].confidence == pytest.approx(0.9 * 0.7)
+
+
+# --- terms ----------------------------------------------------------------------------------
+
+TERMS = {"terms": ["refund", "money back guarantee", "C++", "naïve", "risk-free"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("REFUND now", ["REFUND"]),
+        ("a Refund.", ["Refund"]),
+        ("x-refund-y", ["refund"]),
+        ("(refund)", ["refund"]),
+        ("Money Back Guarantee!", ["Money Back Guarantee"]),
+        ("I use C++ daily", ["C++"]),
+        ("Naïve idea, NAÏVE plan", ["Naïve", "NAÏVE"]),
+        ("ＲＥＦＵＮＤ", ["ＲＥＦＵＮＤ"]),
+        (f"re{ZWSP}fund", [f"re{ZWSP}fund"]),
+        ("totally RISK-FREE", ["RISK-FREE"]),
+        ("refund, refund", ["refund", "refund"]),
+    ],
+)
+def test_terms_match_case_insensitively_on_word_boundaries(text: str, expected: list[str]) -> None:
+    """Terms and phrases match in any case and width when they stand on word boundaries."""
+    assert found(TERMS, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["refunds", "refunded", "nonrefundable", "refund_x", "xrefund", "ßrefund", "money back"]
+)
+def test_terms_do_not_match_inside_other_words(text: str) -> None:
+    """A term inside a longer word, or half a phrase, is not a match."""
+    assert found(TERMS, text) == []
+
+
+def test_many_terms_are_matched_at_once() -> None:
+    """A rule with thousands of terms finds exactly the listed ones that occur."""
+    rule = {"terms": [f"codeword{i}" for i in range(3000)] + ["alpha beta"]}
+    text = "use codeword2999, codeword0 and codeword30000 or Alpha Beta but not codeword"
+    assert found(rule, text) == ["codeword2999", "codeword0", "Alpha Beta"]
+
+
+def test_terms_of_several_rules_are_reported_per_rule() -> None:
+    """Two terms rules of one policy each report their own matches."""
+    rules = scanner({"terms": ["refund"]}, {"terms": ["lawsuit", "refund"]})
+    hits = rules.scan("a refund or a lawsuit")
+    assert sorted((h.rule.index, h.start, h.end) for h in hits) == [
+        (0, 2, 8),
+        (1, 2, 8),
+        (1, 14, 21),
+    ]
+
+
+# --- regex ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "expected"),
+    [
+        (r"secret\s+plan", "the SECRET   Plan", ["SECRET   Plan"]),
+        (r"proj-[0-9]{4}", "PROJ-1234 and proj-99", ["PROJ-1234"]),
+        (r"\p{Greek}+", "say αβγ now", ["αβγ"]),
+        (r"[[:digit:]]{3}", "12 345", ["345"]),
+        (r"(?-i:ABC)", "abc ABC", ["ABC"]),
+        (r"\bfoo\b", "food foo", ["foo"]),
+        (r"(?P<word>cat)s?", "CATS", ["CATS"]),
+        (r"café", "CAFÉ", ["CAFÉ"]),
+        (r"σοφια", "ΣΟΦΙΑ", ["ΣΟΦΙΑ"]),
+        (r"fo+", "ＦＯＯＯ", ["ＦＯＯＯ"]),
+    ],
+)
+def test_regex_rules_match_case_insensitively_in_re2_syntax(
+    pattern: str, text: str, expected: list[str]
+) -> None:
+    """Author regexes use RE2 syntax, match case-insensitively and report original text."""
+    assert found({"regex": pattern}, text) == expected
+
+
+@pytest.mark.parametrize("word", ["groß", "Straße"])
+def test_regex_rule_matches_its_own_literal_text(word: str) -> None:
+    """A regex that is a plain word matches that word, also when it has a letter like ß."""
+    assert found({"regex": word}, f"it is {word} here") == [word]
+
+
+@pytest.mark.parametrize("pattern", [r"(a)\1", r"(?=x)y", r"(?<!a)b", "a{1001}"])
+def test_non_re2_patterns_are_a_config_error(pattern: str) -> None:
+    """Backreferences, lookaround and other non-RE2 syntax are refused when the config loads."""
+    config = {
+        "tenants": {"t": {"policies": [policy("p", detect=[{"regex": pattern}])]}},
+        "keys": [{"key": "gk_test_regex_000001", "tenant": "t"}],
+    }
+    with pytest.raises(govcore.ConfigError, match="p"):
+        govcore.Governance.from_config(config)
+
+
+# --- offsets into the original text ----------------------------------------------------------
+
+ODD_PREFIX = st.lists(
+    st.sampled_from(
+        [
+            "ß",
+            "ﬁ",
+            "ﬃ",
+            "é",
+            "e\u0301",
+            "İ",
+            "Ａ",
+            "①",
+            "㍱",
+            ZWSP,
+            SOFT_HYPHEN,
+            RLO,
+            TAG_A,
+            "x",
+            " ",
+            "\n",
+        ]
+    ),
+    max_size=12,
+).map("".join)
+PLANTED = [
+    (CARD, "4111 1111 1111 1111"),
+    (IBAN, "GB82 WEST 1234 5698 7654 32"),
+    (EMAIL, "jane.doe@example.com"),
+    (SSN, "123-45-6789"),
+    (IP, "10.20.30.40"),
+    (SECRET, "AKIAIOSFODNN7EXAMPLE"),
+    (TERMS, "money back guarantee"),
+    ({"regex": r"proj-[0-9]{4}"}, "proj-1234"),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=ODD_PREFIX, suffix=ODD_PREFIX, planted=st.sampled_from(PLANTED))
+def test_hits_are_spans_of_the_original_text(
+    prefix: str, suffix: str, planted: tuple[dict[str, Any], str]
+) -> None:
+    """Whatever normalisation changes before or after a match, the hit's span is the original."""
+    rule, value = planted
+    text = f"{prefix} ; {value} ; {suffix}"
+    start = len(prefix) + 3
+    hits = scanner(rule).scan(text)
+    assert (start, start + len(value)) in [(h.start, h.end) for h in hits]
+    for hit in hits:
+        assert 0 <= hit.start < hit.end <= len(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(max_size=300), start=st.integers(min_value=0, max_value=310))
+def test_scan_from_a_start_reports_offsets_in_the_whole_text(text: str, start: int) -> None:
+    """``scan(text, start)`` finds what ``scan(text[start:])`` finds, shifted by ``start``."""
+    every = scanner(CARD, EMAIL, SECRET, TERMS)
+    shifted = [(h.rule.index, h.start - start, h.end - start) for h in every.scan(text, start)]
+    assert shifted == [(h.rule.index, h.start, h.end) for h in every.scan(text[start:])]

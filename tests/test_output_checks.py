@@ -1,0 +1,401 @@
+"""Post-inference checks through the typed client and ``handle`` (spec §2.4, §4.6-4.8, §5, §7).
+
+Covers the response shape, what a violation carries, ``policyAreaIds``, ``traceId``, access
+(scope and feature setting), the size limit, ``checkOutput`` on the turn and the decision log.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import govcore
+from govcore.errors import InvalidRequestError, PermissionDeniedError
+from tests.checks_support import (
+    CHECK_KEY,
+    DETECT_POLICIES,
+    NO_FEATURE_KEY,
+    POLICY_OF_SAMPLE,
+    READ_ONLY_KEY,
+    SAMPLES,
+    checks_governance,
+)
+from tests.support import bearer
+
+POST_FIELDS = {
+    "safe",
+    "riskScore",
+    "violations",
+    "suggestedRedaction",
+    "policyCitations",
+    "traceId",
+}
+OUTPUT_VIOLATION_FIELDS = {
+    "policyId",
+    "matchedText",
+    "explanation",
+    "severity",
+    "confidence",
+    "enforcementType",
+    "enforcementText",
+}
+POLICIES = {p["id"]: p for p in DETECT_POLICIES}
+DEFAULT_TEXTS = {
+    "credit_card": "[card number removed]",
+    "iban": "[IBAN removed]",
+    "email": "[email removed]",
+    "us_ssn": "[SSN removed]",
+    "ip_address": "[IP address removed]",
+    "secret": "[secret removed]",
+}
+MIXED = (
+    "Your card 4111 1111 1111 1111 was charged; write to jane.doe+orders@mail.example.co.uk "
+    "from 10.20.30.40 with a guaranteed refund about PROJ-4242."
+)
+
+
+@pytest.fixture(scope="module")
+def gov() -> govcore.Governance:
+    """One governance for the module's read-only checks."""
+    return checks_governance()
+
+
+def _wire(model: Any) -> dict[str, Any]:
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def _post(gov: govcore.Governance, output: str, **extra: Any) -> dict[str, Any]:
+    body = {"sessionId": "out-1", "output": output, **extra}
+    return _wire(gov.client(CHECK_KEY).post_inference(body))
+
+
+def _rule(policy_id: str) -> dict[str, Any]:
+    return POLICIES[policy_id]["detect"][0]
+
+
+# --- the response --------------------------------------------------------------------------
+
+
+def test_post_inference_answers_exactly_the_specified_fields(gov: govcore.Governance) -> None:
+    """The verdict and each violation carry the spec's fields, with no `offset` or extras."""
+    verdict = _post(gov, MIXED)
+    assert set(verdict) == POST_FIELDS
+    assert len(verdict["violations"]) == 5
+    for violation in verdict["violations"]:
+        assert set(violation) == OUTPUT_VIOLATION_FIELDS
+    assert isinstance(verdict["traceId"], str)
+    assert verdict["traceId"]
+
+
+def test_handle_answers_the_same_verdict_as_the_client(gov: govcore.Governance) -> None:
+    """`handle` answers 200 with the client's verdict as JSON, with or without the mount prefix."""
+    expected = _post(gov, MIXED, traceId="trace-handle")
+    body = json.dumps({"sessionId": "out-1", "output": MIXED, "traceId": "trace-handle"})
+    for path in ("/governance/post-inference", "/api/v1/agent/governance/post-inference"):
+        response = gov.handle("POST", path, bearer(CHECK_KEY), body)
+        assert response.status == 200
+        assert response.headers["content-type"].startswith("application/json")
+        assert response.json() == expected
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_violation_carries_its_policy_and_rule(gov: govcore.Governance, sample: str) -> None:
+    """A violation has its policy's id, severity and enforcement and its rule's confidence and text."""
+    policy_id = POLICY_OF_SAMPLE[sample]
+    policy, rule = POLICIES[policy_id], _rule(policy_id)
+    verdict = _post(gov, f"Note: {sample} (end)")
+    [violation] = verdict["violations"]
+    assert violation["policyId"] == policy_id
+    assert violation["matchedText"] == sample
+    assert violation["severity"] == policy["severity"]
+    assert violation["enforcementType"] == policy["enforcement"]
+    assert violation["confidence"] == pytest.approx(rule.get("confidence", 0.9))
+    expected_text = rule.get("replacement") or DEFAULT_TEXTS.get(rule.get("pii", ""), "[removed]")
+    assert violation["enforcementText"] == expected_text
+    if "explanation" in rule:
+        assert violation["explanation"] == rule["explanation"]
+    else:
+        assert violation["explanation"]
+    assert verdict["policyCitations"] == [policy_id]
+    assert verdict["suggestedRedaction"] == f"Note: {expected_text} (end)"
+
+
+def test_clean_output_is_safe_with_zero_risk(gov: govcore.Governance) -> None:
+    """An output without matches is safe, risk 0, no citations and unchanged as redaction."""
+    text = "Thanks for your order; it ships in three to five business days."
+    verdict = _post(gov, text)
+    assert verdict["safe"] is True
+    assert verdict["riskScore"] == 0
+    assert verdict["violations"] == []
+    assert verdict["policyCitations"] == []
+    assert verdict["suggestedRedaction"] == text
+
+
+@pytest.mark.parametrize(
+    ("sample", "safe"),
+    [
+        ("4111 1111 1111 1111", False),
+        ("guaranteed refund", False),
+        ("10.20.30.40", True),
+        ("PROJ-4242", True),
+    ],
+)
+def test_safe_is_false_for_confident_fix_or_warning_violations(
+    gov: govcore.Governance, sample: str, safe: bool
+) -> None:
+    """`fix` or `warning` violations at confidence >= 0.7 make an output unsafe; `audit` never does."""
+    verdict = _post(gov, f"see {sample} here")
+    assert verdict["safe"] is safe
+    assert 0 < verdict["riskScore"] <= 1
+
+
+def test_citations_list_each_violated_policy_once_in_order(gov: govcore.Governance) -> None:
+    """`policyCitations` names each policy with violations once, in order of first violation."""
+    text = "PROJ-1111 then 4111111111111111 and PROJ-2222 then 5500 0000 0000 0004"
+    verdict = _post(gov, text)
+    assert verdict["policyCitations"] == ["internal-codes", "card-data"]
+    assert [v["matchedText"] for v in verdict["violations"]] == [
+        "PROJ-1111",
+        "4111111111111111",
+        "PROJ-2222",
+        "5500 0000 0000 0004",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("areas", "policies"),
+    [
+        (["payments"], ["card-data"]),
+        (["privacy", "security"], ["contact-data", "network"]),
+        (["commerce"], ["promises"]),
+        ([], []),
+        (["no-such-area"], []),
+        (None, ["card-data", "contact-data", "network", "promises", "internal-codes"]),
+    ],
+)
+def test_policy_area_ids_limit_the_rules(
+    gov: govcore.Governance, areas: list[str] | None, policies: list[str]
+) -> None:
+    """Only policies in `policyAreaIds` report violations; a policy without an area is outside."""
+    verdict = _post(gov, MIXED, policyAreaIds=areas)
+    assert [v["policyId"] for v in verdict["violations"]] == policies
+    assert verdict["policyCitations"] == policies
+    for sample, policy_id in POLICY_OF_SAMPLE.items():
+        if sample in MIXED:
+            assert (sample in verdict["suggestedRedaction"]) is (policy_id not in policies)
+
+
+def test_caller_trace_id_is_answered_back(gov: govcore.Governance) -> None:
+    """A caller's `traceId` is the verdict's; without one each check gets a fresh id."""
+    assert _post(gov, MIXED, traceId="pre-inference-trace-7")["traceId"] == "pre-inference-trace-7"
+    first, second = _post(gov, MIXED)["traceId"], _post(gov, MIXED)["traceId"]
+    assert first
+    assert second
+    assert first != second
+
+
+def test_prompt_and_surface_are_accepted(gov: govcore.Governance) -> None:
+    """`prompt` and `surface` are accepted and do not change the verdict."""
+    plain = _post(gov, MIXED, traceId="t")
+    assert _post(gov, MIXED, traceId="t", prompt="4111111111111111", surface="email") == plain
+
+
+# --- access and validation -----------------------------------------------------------------
+
+STREAM_BODY = {"sessionId": "out-1", "fullText": MIXED, "lastCheckedOffset": 0, "isFinal": True}
+ENDPOINTS = [
+    ("post_inference", "/governance/post-inference", {"sessionId": "out-1", "output": MIXED}),
+    ("check_output_stream", "/governance/check-output/stream", STREAM_BODY),
+    ("finalize_output", "/governance/check-output/finalize", STREAM_BODY),
+]
+
+
+@pytest.mark.parametrize("key", [NO_FEATURE_KEY, READ_ONLY_KEY], ids=["no-feature", "read-only"])
+@pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS, ids=lambda e: str(e)[:20])
+def test_output_checks_refused_without_feature_or_scope(
+    gov: govcore.Governance, key: str, method: str, path: str, body: dict[str, Any]
+) -> None:
+    """Without `post_inference_checking` or without scope governance:check every output check is 403."""
+    with pytest.raises(PermissionDeniedError):
+        getattr(gov.client(key), method)(body)
+    response = gov.handle("POST", path, bearer(key), json.dumps(body))
+    assert response.status == 403
+    assert response.json()["error"] == "forbidden"
+
+
+def test_output_over_the_size_limit_is_400_naming_output() -> None:
+    """An output over `max_output_bytes` (in UTF-8 bytes) is refused with 400 naming `output`."""
+    gov = checks_governance(max_output_bytes=1024)
+    client = gov.client(CHECK_KEY)
+    assert client.post_inference({"sessionId": "s", "output": "a" * 1024}).safe is True
+    for too_big in ("a" * 1025, "€" * 342):
+        with pytest.raises(InvalidRequestError) as caught:
+            client.post_inference({"sessionId": "s", "output": too_big})
+        assert [d.field for d in caught.value.details] == ["output"]
+        response = gov.handle(
+            "POST",
+            "/governance/post-inference",
+            bearer(CHECK_KEY),
+            json.dumps({"sessionId": "s", "output": too_big}),
+        )
+        assert response.status == 400
+        assert [d["field"] for d in response.json()["details"]] == ["output"]
+
+
+@pytest.mark.parametrize("method", ["check_output_stream", "finalize_output"])
+def test_full_text_over_the_size_limit_is_400_naming_full_text(method: str) -> None:
+    """A `fullText` over `max_output_bytes` is refused with 400 naming `fullText`."""
+    client = checks_governance(max_output_bytes=1024).client(CHECK_KEY)
+    body = {"sessionId": "s", "fullText": "b" * 1025, "lastCheckedOffset": 0, "isFinal": True}
+    with pytest.raises(InvalidRequestError) as caught:
+        getattr(client, method)(body)
+    assert [d.field for d in caught.value.details] == ["fullText"]
+
+
+def test_finalize_gives_the_post_inference_verdict(gov: govcore.Governance) -> None:
+    """Finalize answers the post-inference verdict of the whole `fullText`."""
+    final = _wire(gov.client(CHECK_KEY).finalize_output(STREAM_BODY))
+    post = _post(gov, MIXED)
+    assert set(final) == POST_FIELDS
+    final.pop("traceId"), post.pop("traceId")
+    assert final == post
+
+
+def test_finalize_treats_a_missing_or_false_is_final_as_final(gov: govcore.Governance) -> None:
+    """Finalize gives the whole-text verdict also when `isFinal` is false or left out."""
+    client = gov.client(CHECK_KEY)
+    expected = _post(gov, MIXED)
+    expected.pop("traceId")
+    for body in (
+        {**STREAM_BODY, "isFinal": False},
+        {"sessionId": "out-1", "fullText": MIXED},
+    ):
+        final = _wire(client.finalize_output(body))
+        final.pop("traceId")
+        assert final == expected
+
+
+# --- checkOutput on the turn ----------------------------------------------------------------
+
+
+def _turn(content: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "sessionId": "turn-check",
+        "turn": {"role": "assistant", "content": content},
+        "checkOutput": True,
+        **extra,
+    }
+
+
+@pytest.mark.parametrize("areas", [None, ["payments", "commerce"]])
+def test_check_output_on_the_turn_is_the_post_inference_verdict(
+    gov: govcore.Governance, areas: list[str] | None
+) -> None:
+    """`postInferenceCheck` is the post-inference verdict of the content, with the turn's areas."""
+    client = gov.client(CHECK_KEY)
+    turn = _wire(client.record_turn(_turn(MIXED, policyAreaIds=areas)))
+    check = turn["postInferenceCheck"]
+    assert set(check) == POST_FIELDS
+    assert turn["traceId"] == check["traceId"]
+    post = _post(gov, MIXED, policyAreaIds=areas)
+    check.pop("traceId"), post.pop("traceId")
+    assert check == post
+
+
+def test_turn_without_check_output_has_no_check(gov: govcore.Governance) -> None:
+    """A plain turn answers `postInferenceCheck: null`."""
+    body = {"sessionId": "turn-plain", "turn": {"role": "assistant", "content": MIXED}}
+    assert gov.client(CHECK_KEY).record_turn(body).post_inference_check is None
+
+
+def test_check_output_needs_the_feature_and_an_assistant_turn(gov: govcore.Governance) -> None:
+    """`checkOutput` without `post_inference_checking` is 403, and on a user turn 400."""
+    with pytest.raises(PermissionDeniedError):
+        gov.client(NO_FEATURE_KEY).record_turn(_turn(MIXED))
+    user_turn = _turn(MIXED)
+    user_turn["turn"]["role"] = "user"
+    with pytest.raises(InvalidRequestError) as caught:
+        gov.client(CHECK_KEY).record_turn(user_turn)
+    assert "checkOutput" in str(caught.value) or any(
+        "checkOutput" in d.field for d in caught.value.details
+    )
+
+
+# --- the decision log -----------------------------------------------------------------------
+
+
+def _decisions(gov: govcore.Governance) -> list[Any]:
+    return list(gov.decision_log.decisions())  # type: ignore[attr-defined]
+
+
+def test_each_check_adds_one_decision_without_the_text() -> None:
+    """Every check records one decision that matches its answer and never holds the text."""
+    gov = checks_governance()
+    client = gov.client(CHECK_KEY)
+    post = client.post_inference({"sessionId": "d-1", "output": MIXED, "traceId": "trace-d1"})
+    final = client.finalize_output({**STREAM_BODY, "sessionId": "d-2"})
+    stream = client.check_output_stream({**STREAM_BODY, "sessionId": "d-3"})
+    tool = client.check_tool_call(
+        {"sessionId": "d-4", "toolName": "send", "arguments": {"to": "x"}}
+    )
+    turn = client.record_turn(_turn(MIXED, sessionId="d-5"))
+    client.record_turn({"sessionId": "d-6", "turn": {"role": "user", "content": "hello"}})
+    decisions = _decisions(gov)
+    assert [(d.endpoint, d.session_id, d.trace_id) for d in decisions] == [
+        ("post-inference", "d-1", "trace-d1"),
+        ("check-output/finalize", "d-2", final.trace_id),
+        ("check-output/stream", "d-3", stream.trace_id),
+        ("check-tool-call", "d-4", tool.trace_id),
+        ("conversation/turn", "d-5", turn.trace_id),
+    ]
+    first = decisions[0]
+    assert first.tenant == "acme"
+    assert CHECK_KEY not in first.to_json()
+    assert first.policy_ids == tuple(post.policy_citations)
+    assert first.violations == len(post.violations)
+    assert first.risk_score == post.risk_score
+    assert first.verdict == "unsafe"
+    assert decisions[3].verdict == "allow"
+    for decision in decisions:
+        assert decision.text is None
+        assert "4111" not in decision.to_json()
+
+
+def test_decision_log_holds_the_text_only_when_configured() -> None:
+    """With `decision_log_include_text` the checked output is kept in the decision."""
+    gov = checks_governance(decision_log_include_text=True)
+    gov.client(CHECK_KEY).post_inference({"sessionId": "d-1", "output": MIXED})
+    [decision] = _decisions(gov)
+    assert decision.text == MIXED
+
+
+def test_failing_decision_sink_does_not_fail_the_check(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A decision log that cannot be written is logged as an error and the check still answers."""
+    gov = checks_governance(decision_log_path=str(tmp_path / "missing" / "decisions.jsonl"))
+    with caplog.at_level("ERROR", logger="govcore"):
+        verdict = gov.client(CHECK_KEY).post_inference({"sessionId": "s", "output": MIXED})
+    assert verdict.safe is False
+    assert any(record.levelname == "ERROR" for record in caplog.records)
+
+
+def test_jsonl_sink_writes_one_line_per_decision(tmp_path: Path) -> None:
+    """With `decision_log_path` each decision is one JSON line, without the checked text."""
+    path = tmp_path / "decisions.jsonl"
+    gov = checks_governance(decision_log_path=str(path))
+    client = gov.client(CHECK_KEY)
+    traces = [
+        client.post_inference({"sessionId": f"j-{i}", "output": MIXED}).trace_id for i in range(3)
+    ]
+    traces.append(client.finalize_output({**STREAM_BODY, "sessionId": "j-3"}).trace_id)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 4
+    records = [json.loads(line) for line in lines]
+    assert [r["trace_id"] for r in records] == traces
+    assert [r["session_id"] for r in records] == ["j-0", "j-1", "j-2", "j-3"]
+    assert "4111" not in path.read_text(encoding="utf-8")
+    assert all("text" not in r for r in records)

@@ -1,0 +1,317 @@
+"""Properties of the streaming check (spec §4.7, §4.8; docs/decisions/streaming.md).
+
+A client sends the whole text so far with the previous ``watermark`` as ``lastCheckedOffset``,
+and finally ``isFinal: true``. Whatever the text and however it is cut into deltas, the union
+of ``newViolations`` is the violations of one ``post_inference`` of the whole text, each
+reported once at its offset, and the watermark only moves forward within ``fullText``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import govcore
+from govcore.errors import InvalidRequestError
+from tests.checks_support import (
+    CHECK_KEY,
+    SAMPLES,
+    checks_governance,
+    detect_scanner,
+    private_key_block,
+)
+from tests.support import bearer
+
+STREAM_FIELDS = {"sessionId", "newViolations", "watermark", "isComplete", "riskScore", "traceId"}
+STREAM_VIOLATION_FIELDS = {
+    "policyId",
+    "matchedText",
+    "explanation",
+    "severity",
+    "confidence",
+    "enforcementType",
+    "enforcementText",
+    "offset",
+}
+INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\u2060", "\u202e", "\U000e0041", "\ufeff"]
+WORDS = [
+    "the",
+    "order",
+    "shipped",
+    "today,",
+    "please",
+    "call",
+    "us.",
+    "refund",
+    "guaranteed",
+    "warranty",
+    "lifetime",
+    "risk-free",
+    "card",
+    "2024",
+    "12",
+    "ok",
+    "\n",
+    "—",
+    "naïve",
+    "straße",
+    "ＯＫ",
+    "proj",
+]
+SCANNER = detect_scanner()
+GOV = checks_governance()
+CLIENT = GOV.client(CHECK_KEY)
+
+
+def _hide(value: str, positions: list[int], marks: list[str]) -> str:
+    """``value`` with invisible ``marks`` inserted at ``positions`` (never at either end)."""
+    if len(value) < 3:
+        return value
+    for position, mark in zip(positions, marks, strict=False):
+        cut = 1 + position % (len(value) - 2)
+        value = value[:cut] + mark + value[cut:]
+    return value
+
+
+@st.composite
+def planted(draw: st.DrawFn) -> str:
+    """A value with a violation, or a long token, sometimes with invisible characters inside."""
+    kind = draw(st.sampled_from(["sample", "sample", "key", "token", "token-secret"]))
+    hide = draw(st.booleans())
+    marks = draw(st.lists(st.sampled_from(INVISIBLE), max_size=3)) if hide else []
+    positions = draw(st.lists(st.integers(0, 10_000), min_size=len(marks), max_size=len(marks)))
+    if kind == "sample":
+        return _hide(draw(st.sampled_from(SAMPLES)), positions, marks)
+    if kind == "key":
+        # Longer than the 200-character overlap; invisible characters only in the body lines.
+        block = private_key_block(lines=draw(st.integers(1, 12)), width=draw(st.integers(8, 64)))
+        header, body, footer = block.split("\n", 1)[0], *block.split("\n", 1)[1].rsplit("\n", 1)
+        return "\n".join([header, _hide(body, positions, marks), footer])
+    length = draw(st.integers(65, 600))
+    token = "".join(draw(st.lists(st.sampled_from("abcdefxyz0123/_-"), min_size=3, max_size=3)))
+    token = (token * length)[:length]
+    if kind == "token-secret":
+        secret = draw(st.sampled_from(["AKIAIOSFODNN7EXAMPLE", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"]))
+        token = f"https://example.com/cb?k={secret}&state={token}"
+    return _hide(token, positions, marks)
+
+
+TEXTS = st.lists(
+    st.one_of(st.lists(st.sampled_from(WORDS), max_size=40).map(" ".join), planted()),
+    min_size=1,
+    max_size=8,
+).map(" ".join)
+DELTAS = st.lists(
+    st.one_of(st.just(1), st.integers(1, 40), st.integers(150, 250), st.just(500)),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _chunks(text: str, sizes: list[int]) -> Iterator[str]:
+    """``text`` cut into deltas of the given sizes, cycling through them."""
+    position = 0
+    for size in itertools.cycle(sizes):
+        if position >= len(text):
+            return
+        yield text[position : position + size]
+        position += size
+
+
+def _stream(text: str, sizes: list[int]) -> list[tuple[str, str, int]]:
+    """Drive ``check_output_stream`` like a client and check each reply; the union of reports."""
+    reported: list[tuple[str, str, int]] = []
+    watermark = 0
+    sent = ""
+    deltas = list(_chunks(text, sizes)) or [""]
+    for index, delta in enumerate(deltas):
+        sent += delta
+        final = index == len(deltas) - 1
+        request = {
+            "sessionId": "stream",
+            "fullText": sent,
+            "lastCheckedOffset": watermark,
+            "isFinal": final,
+        }
+        reply = CLIENT.check_output_stream(request).model_dump(mode="json", by_alias=True)
+        assert set(reply) == STREAM_FIELDS
+        assert reply["sessionId"] == "stream"
+        assert reply["isComplete"] is final
+        assert watermark <= reply["watermark"] <= len(sent)
+        assert 0 <= reply["riskScore"] <= 1
+        for violation in reply["newViolations"]:
+            assert set(violation) == STREAM_VIOLATION_FIELDS
+            offset, matched = violation["offset"], violation["matchedText"]
+            assert sent[offset : offset + len(matched)] == matched
+            assert offset >= watermark
+            reported.append((violation["policyId"], matched, offset))
+        watermark = reply["watermark"]
+    assert watermark == len(text)
+    return reported
+
+
+def _reference(text: str) -> Counter[tuple[str, str, int]]:
+    """Where a check of the whole text finds each violation (one per policy and span)."""
+    spans = {(h.rule.policy.id, h.start, h.end) for h in SCANNER.scan(text)}
+    return Counter((pid, text[start:end], start) for pid, start, end in spans)
+
+
+def _post_inference(text: str) -> Counter[tuple[str, str]]:
+    verdict = CLIENT.post_inference({"sessionId": "stream", "output": text})
+    return Counter((v.policy_id, v.matched_text) for v in verdict.violations)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(text=TEXTS, sizes=DELTAS)
+@example(text="card " + private_key_block(lines=8) + " end", sizes=[37])
+@example(text="x " * 150 + "4111 1111 1111 1111 " + "y " * 150, sizes=[1])
+@example(text="a" * 900 + " AKIAIOSFODNN7EXAMPLE guaranteed refund", sizes=[500])
+def test_stream_reports_equal_one_check_of_the_whole_text(text: str, sizes: list[int]) -> None:
+    """However the text is cut, the stream reports each violation of the whole text exactly once."""
+    reported = _stream(text, sizes)
+    assert len(reported) == len(set(reported)), "a violation was reported twice"
+    assert Counter(reported) == _reference(text)
+    assert Counter((pid, matched) for pid, matched, _ in reported) == _post_inference(text)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----begin rsa private key-----",
+        "-----BEGIN RSA PRI\u200bVATE KEY-----",
+        "-----BEGIN RSA PRIVATE\u00ad KEY-----",
+        "-----ＢＥＧＩＮ RSA PRIVATE KEY-----",
+    ],
+    ids=["plain", "lower-case", "zero-width", "soft-hyphen", "full-width"],
+)
+def test_stream_finds_a_long_private_key_whatever_its_header(header: str) -> None:
+    """A private-key block longer than the overlap is reported once even if its header is obfuscated."""
+    block = private_key_block(lines=8).replace("-----BEGIN RSA PRIVATE KEY-----", header)
+    text = f"Here is the key:\n{block}\nand some more text after it."
+    assert _post_inference(text) == Counter({("secrets", block): 1})
+    assert [(pid, matched) for pid, matched, _ in _stream(text, [50])] == [("secrets", block)]
+
+
+def test_call_below_the_trigger_reports_nothing_and_keeps_the_watermark() -> None:
+    """A non-final call with fewer than 200 new characters checks nothing and keeps the watermark."""
+    text = "4111 1111 1111 1111 " + "z" * 100
+    reply = CLIENT.check_output_stream(
+        {"sessionId": "s", "fullText": text, "lastCheckedOffset": 0, "isFinal": False}
+    )
+    assert (reply.new_violations, reply.watermark, reply.is_complete) == ([], 0, False)
+    final = CLIENT.check_output_stream(
+        {"sessionId": "s", "fullText": text, "lastCheckedOffset": 0, "isFinal": True}
+    )
+    assert [(v.matched_text, v.offset) for v in final.new_violations] == [
+        ("4111 1111 1111 1111", 0)
+    ]
+    assert (final.watermark, final.is_complete) == (len(text), True)
+
+
+@pytest.mark.parametrize("offset", [-1, -200, 11, 10_000])
+def test_last_checked_offset_outside_full_text_is_400(offset: int) -> None:
+    """`lastCheckedOffset` below 0 or beyond the end of `fullText` is refused with 400."""
+    body = {"sessionId": "s", "fullText": "0123456789", "lastCheckedOffset": offset}
+    with pytest.raises(InvalidRequestError) as caught:
+        CLIENT.check_output_stream(body)
+    assert [d.field for d in caught.value.details] == ["lastCheckedOffset"]
+    for path in ("/governance/check-output/stream", "/governance/check-output/finalize"):
+        response = GOV.handle("POST", path, bearer(CHECK_KEY), json.dumps(body))
+        assert response.status == 400
+        assert [d["field"] for d in response.json()["details"]] == ["lastCheckedOffset"]
+
+
+def test_last_checked_offset_at_the_end_is_accepted() -> None:
+    """`lastCheckedOffset` equal to the length of `fullText` is valid and reports nothing new."""
+    reply = CLIENT.check_output_stream(
+        {"sessionId": "s", "fullText": "0123456789", "lastCheckedOffset": 10, "isFinal": True}
+    )
+    assert (reply.new_violations, reply.watermark, reply.is_complete) == ([], 10, True)
+
+
+# --- StreamGuard ----------------------------------------------------------------------------
+
+GUARD_TEXT = (
+    "Sure! Your card 4111 1111 1111 1111 is on file. "
+    + "We offer a lifetime warranty on every order. " * 6
+    + private_key_block(lines=6)
+    + " Contact jane.doe+orders@mail.example.co.uk or pay to GB82 WEST 1234 5698 7654 32. "
+    + "Internal ref PROJ-4242, host 10.20.30.40, token AKIA\u200bIOSFODNN7EXAMPLE."
+)
+
+
+def _verdict(text: str) -> dict[str, Any]:
+    verdict = CLIENT.post_inference({"sessionId": "guard", "output": text})
+    wire = verdict.model_dump(mode="json", by_alias=True)
+    wire.pop("traceId")
+    return wire
+
+
+@pytest.mark.parametrize("delta_size", [1, 17, 200, 500])
+@pytest.mark.parametrize("chunk_size", [1, 50, 200])
+def test_stream_guard_wrap_matches_post_inference(delta_size: int, chunk_size: int) -> None:
+    """`StreamGuard.wrap` passes deltas through and ends with the violations and verdict of the text."""
+    deltas = list(_chunks(GUARD_TEXT, [delta_size]))
+    seen: list[Any] = []
+    guard = govcore.StreamGuard(
+        CLIENT, session_id="guard", chunk_size=chunk_size, on_violation=seen.append
+    )
+    assert list(guard.wrap(iter(deltas))) == deltas
+    expected = _verdict(GUARD_TEXT)
+    got = Counter((v.policy_id, v.matched_text) for v in guard.violations)
+    assert got == Counter((v["policyId"], v["matchedText"]) for v in expected["violations"])
+    assert seen == guard.violations
+    assert guard.result is not None
+    result = guard.result.model_dump(mode="json", by_alias=True)
+    result.pop("traceId")
+    assert result == expected
+    assert guard.redaction == expected["suggestedRedaction"]
+    assert guard.text == GUARD_TEXT
+
+
+def test_stream_guard_awrap_matches_post_inference() -> None:
+    """`StreamGuard.awrap` over an async stream gives the same violations and verdict."""
+    deltas = list(_chunks(GUARD_TEXT, [23]))
+
+    async def model_stream() -> AsyncIterator[str]:
+        for delta in deltas:
+            await asyncio.sleep(0)
+            yield delta
+
+    async def consume(guard: govcore.StreamGuard) -> list[str]:
+        return [delta async for delta in guard.awrap(model_stream())]
+
+    guard = govcore.StreamGuard(CLIENT, session_id="guard")
+    assert asyncio.run(consume(guard)) == deltas
+    expected = _verdict(GUARD_TEXT)
+    got = Counter((v.policy_id, v.matched_text) for v in guard.violations)
+    assert got == Counter((v["policyId"], v["matchedText"]) for v in expected["violations"])
+    assert guard.result is not None
+    result = guard.result.model_dump(mode="json", by_alias=True)
+    result.pop("traceId")
+    assert result == expected
+
+
+def test_stream_guard_refuses_feeding_after_finish() -> None:
+    """A finished guard refuses more deltas, and `finish` twice gives the same verdict."""
+    guard = govcore.StreamGuard(CLIENT, session_id="guard")
+    guard.feed("hello 4111 1111 1111 1111")
+    verdict = guard.finish()
+    assert guard.finish() is verdict
+    with pytest.raises(RuntimeError):
+        guard.feed("more")
+    with pytest.raises(ValueError, match="chunk_size"):
+        govcore.StreamGuard(CLIENT, session_id="guard", chunk_size=0)
