@@ -367,7 +367,7 @@ def explain(hit: Hit, normalized_hint: NormalizedText | None = None) -> str:
     if rule.kind == "pii":
         for detector in DETECTORS:
             if detector.kind == rule.label:
-                return f"Output {detector.explanation} (policy {rule.policy.id})."
+                return f"{detector.explanation.capitalize()} (policy {rule.policy.id})."
     if rule.kind == "terms":
         return f"Uses wording that policy {rule.policy.id} does not allow."
     return f"Matches a pattern that policy {rule.policy.id} does not allow."

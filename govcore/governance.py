@@ -644,7 +644,7 @@ class Governance:
                 len(violations),
                 response.risk_score,
                 started,
-                None,
+                request.full_text,
             )
         return Result(response)
 

@@ -167,6 +167,8 @@ def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not _bounded(text, start, end, lambda c: _is_word(c) or c in ".:"):
         return None
+    if not any(c.isalnum() for c in text[start:end]):
+        return None  # "::" in prose ("x :: Int") is punctuation, not the unspecified address
     candidate = "".join(
         str(_digit(c)) if _is_digit(c) and not c.isascii() else c for c in text[start:end]
     )
@@ -197,6 +199,8 @@ def _secret(factor: float) -> Validator:
     def validate(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         if start > 0 and _is_word(text[start - 1]) and text[start].isalnum():
             return None
+        if end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+            return None  # a fixed-length key format inside a longer word is not that key
         return start, end, factor
 
     return validate
