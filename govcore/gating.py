@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import fnmatch
 import math
+import operator
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,27 +225,33 @@ def check_tool_call(
                         rule.explanation or f"{where} must be a number.",
                         rule.confidence,
                     )
-                elif rule.max is not None and number > rule.max:
-                    add(
-                        policy,
-                        _text(value),
-                        rule.explanation or f"{where} is above the maximum of {rule.max:g}.",
-                        rule.confidence,
+                else:
+                    limits: tuple[
+                        tuple[
+                            float | None,
+                            str,
+                            Callable[[float, float], float],
+                            Callable[[float, float], bool],
+                        ],
+                        ...,
+                    ] = (
+                        (rule.max, "above the maximum", min, operator.gt),
+                        (rule.min, "below the minimum", max, operator.lt),
                     )
-                    # Another rule may already have fixed this value lower: keep the stricter.
-                    earlier = _number(fixes.get(path))
-                    bound = rule.max if earlier is None else min(rule.max, earlier)
-                    fixes[path] = _fixed_number(value, bound)
-                elif rule.min is not None and number < rule.min:
-                    add(
-                        policy,
-                        _text(value),
-                        rule.explanation or f"{where} is below the minimum of {rule.min:g}.",
-                        rule.confidence,
-                    )
-                    earlier = _number(fixes.get(path))
-                    bound = rule.min if earlier is None else max(rule.min, earlier)
-                    fixes[path] = _fixed_number(value, bound)
+                    for bound, words, stricter, beyond in limits:
+                        if bound is None or not beyond(number, bound):
+                            continue
+                        add(
+                            policy,
+                            _text(value),
+                            rule.explanation or f"{where} is {words} of {bound:g}.",
+                            rule.confidence,
+                        )
+                        # Another rule may already have fixed this value: keep the stricter.
+                        earlier = _number(fixes.get(path))
+                        fixed = bound if earlier is None else stricter(bound, earlier)
+                        fixes[path] = _fixed_number(value, fixed)
+                        break
             if rule.one_of is not None and not any(
                 _same(value, allowed) for allowed in rule.one_of
             ):

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from govcore.access import bearer_token
 from govcore.errors import GovcoreError, MethodNotAllowedError, NotFoundError, RateLimitedError
+from govcore.governance import RawBody
 
 if TYPE_CHECKING:
     from govcore.governance import Governance, Result
@@ -46,50 +47,14 @@ class HttpResponse:
 Handler = Callable[["Governance", "str | None", str, "bytes | str | None"], "Result[Any]"]
 
 
-def _record_turn(gov: Governance, key: str | None, _: str, body: bytes | str | None) -> Result[Any]:
-    from govcore.governance import RawBody
+def _with_body(endpoint: str) -> Handler:
+    """A handler passing the raw body to ``Governance.<endpoint>``."""
 
-    return gov._record_turn(key, RawBody(body))
+    def handler(gov: Governance, key: str | None, _: str, body: bytes | str | None) -> Result[Any]:
+        method: Callable[[str | None, RawBody], Result[Any]] = getattr(gov, endpoint)
+        return method(key, RawBody(body))
 
-
-def _pre_inference(
-    gov: Governance, key: str | None, _: str, body: bytes | str | None
-) -> Result[Any]:
-    from govcore.governance import RawBody
-
-    return gov._pre_inference(key, RawBody(body))
-
-
-def _check_tool_call(
-    gov: Governance, key: str | None, _: str, body: bytes | str | None
-) -> Result[Any]:
-    from govcore.governance import RawBody
-
-    return gov._check_tool_call(key, RawBody(body))
-
-
-def _post_inference(
-    gov: Governance, key: str | None, _: str, body: bytes | str | None
-) -> Result[Any]:
-    from govcore.governance import RawBody
-
-    return gov._post_inference(key, RawBody(body))
-
-
-def _check_output_stream(
-    gov: Governance, key: str | None, _: str, body: bytes | str | None
-) -> Result[Any]:
-    from govcore.governance import RawBody
-
-    return gov._check_output_stream(key, RawBody(body))
-
-
-def _finalize_output(
-    gov: Governance, key: str | None, _: str, body: bytes | str | None
-) -> Result[Any]:
-    from govcore.governance import RawBody
-
-    return gov._finalize_output(key, RawBody(body))
+    return handler
 
 
 def _get_conversation(gov: Governance, key: str | None, session_id: str, _: Any) -> Result[Any]:
@@ -102,12 +67,12 @@ def _delete_conversation(gov: Governance, key: str | None, session_id: str, _: A
 
 # Fixed paths, and the one path with a parameter (the session id).
 _ROUTES: dict[str, dict[str, Handler]] = {
-    "/governance/conversation/turn": {"POST": _record_turn},
-    "/governance/pre-inference": {"POST": _pre_inference},
-    "/governance/check-tool-call": {"POST": _check_tool_call},
-    "/governance/post-inference": {"POST": _post_inference},
-    "/governance/check-output/stream": {"POST": _check_output_stream},
-    "/governance/check-output/finalize": {"POST": _finalize_output},
+    "/governance/conversation/turn": {"POST": _with_body("_record_turn")},
+    "/governance/pre-inference": {"POST": _with_body("_pre_inference")},
+    "/governance/check-tool-call": {"POST": _with_body("_check_tool_call")},
+    "/governance/post-inference": {"POST": _with_body("_post_inference")},
+    "/governance/check-output/stream": {"POST": _with_body("_check_output_stream")},
+    "/governance/check-output/finalize": {"POST": _with_body("_finalize_output")},
 }
 _CONVERSATION_PREFIX = "/governance/conversation/"
 _CONVERSATION_ROUTES: dict[str, Handler] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from govcore.detect import Hit, Scanner, explain
 from govcore.models import OutputViolation, StreamViolation
@@ -55,37 +56,26 @@ def _unique(hits: Iterable[Hit]) -> list[Hit]:
     return sorted(best.values(), key=lambda h: (h.start, h.end, h.rule.policy.id))
 
 
+def _fields(text: str, hit: Hit) -> dict[str, Any]:
+    return {
+        "policy_id": hit.rule.policy.id,
+        "matched_text": text[hit.start : hit.end],
+        "explanation": explain(hit),
+        "severity": hit.rule.policy.severity,
+        "confidence": hit.confidence,
+        "enforcement_type": hit.rule.policy.enforcement,
+        "enforcement_text": hit.rule.replacement,
+    }
+
+
 def output_violations(text: str, hits: Iterable[Hit]) -> list[OutputViolation]:
     """The violations of a post-inference check, in text order."""
-    return [
-        OutputViolation(
-            policy_id=hit.rule.policy.id,
-            matched_text=text[hit.start : hit.end],
-            explanation=explain(hit),
-            severity=hit.rule.policy.severity,
-            confidence=hit.confidence,
-            enforcement_type=hit.rule.policy.enforcement,
-            enforcement_text=hit.rule.replacement,
-        )
-        for hit in _unique(hits)
-    ]
+    return [OutputViolation(**_fields(text, hit)) for hit in _unique(hits)]
 
 
 def stream_violations(text: str, hits: Iterable[Hit]) -> list[StreamViolation]:
     """The violations of a streaming check, with their offsets into ``fullText``."""
-    return [
-        StreamViolation(
-            policy_id=hit.rule.policy.id,
-            matched_text=text[hit.start : hit.end],
-            explanation=explain(hit),
-            severity=hit.rule.policy.severity,
-            confidence=hit.confidence,
-            enforcement_type=hit.rule.policy.enforcement,
-            enforcement_text=hit.rule.replacement,
-            offset=hit.start,
-        )
-        for hit in _unique(hits)
-    ]
+    return [StreamViolation(**_fields(text, hit), offset=hit.start) for hit in _unique(hits)]
 
 
 def policy_citations(policy_ids: Iterable[str]) -> list[str]:
