@@ -108,12 +108,18 @@ class Analyzer:
                     if concept_term not in concepts:
                         concepts.append(concept_term)
 
-    def term_counts(self, text: str, weight: int = 1) -> dict[str, int]:
-        """The retrieval terms of ``text`` with how often each occurs, times ``weight``."""
+    def term_counts(
+        self, text: str, weight: int = 1, into: dict[str, int] | None = None
+    ) -> dict[str, int]:
+        """The retrieval terms of ``text`` with how often each occurs, times ``weight``.
+
+        With ``into``, the counts are added to that dictionary, which is returned.
+        """
         words = words_of(text)
-        terms: dict[str, int] = {}
+        terms: dict[str, int] = {} if into is None else into
         known = self._words
-        for word, count in Counter(words).items():
+        counts = Counter(words)
+        for word, count in counts.items():
             entry = known.get(word) or self._learn(word)
             if entry[1]:
                 stem = entry[0]
@@ -122,8 +128,8 @@ class Analyzer:
                 for concept in entry[2]:
                     terms[concept] = terms.get(concept, 0) + count * weight
         starts = self._phrase_start_words
-        candidates = [i for i, word in enumerate(words) if word in starts]
-        if candidates:
+        if not starts.isdisjoint(counts):
+            candidates = [i for i, word in enumerate(words) if word in starts]
             self._add_phrases(words, candidates, terms, weight)
         return terms
 

@@ -6,6 +6,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -78,21 +79,21 @@ class TfidfRetriever:
     def index(self, policies: Sequence[PolicyDocument]) -> TfidfIndex:
         """Count each policy's terms, weight them with scikit-learn, keep them transposed."""
         areas = [p.area for p in policies]
-        vocabulary: dict[str, int] = {}
-        columns: list[int] = []
-        counts: list[int] = []
-        row_starts = [0]
-        for policy in policies:
-            for term, count in self._policy_terms(policy).items():
-                columns.append(vocabulary.setdefault(term, len(vocabulary)))
-                counts.append(count)
-            row_starts.append(len(columns))
+        per_policy = [self._policy_terms(p) for p in policies]
+        # Vocabulary, columns and counts built by C-level iteration over the term dictionaries.
+        ordered = dict.fromkeys(chain.from_iterable(per_policy))
+        vocabulary = {term: column for column, term in enumerate(ordered)}
+        columns = np.fromiter(
+            map(vocabulary.__getitem__, chain.from_iterable(per_policy)), dtype=np.int32
+        )
+        counts = np.fromiter(
+            chain.from_iterable(terms.values() for terms in per_policy), dtype=np.float32
+        )
+        row_starts = np.zeros(len(policies) + 1, dtype=np.int64)
+        np.cumsum([len(terms) for terms in per_policy], out=row_starts[1:])
         if not vocabulary:
             return TfidfIndex(self, {}, np.zeros(0, np.float32), None, areas)
-        matrix = csr_matrix(
-            (np.asarray(counts, np.float32), np.asarray(columns, np.int32), row_starts),
-            shape=(len(policies), len(vocabulary)),
-        )
+        matrix = csr_matrix((counts, columns, row_starts), shape=(len(policies), len(vocabulary)))
         # Sublinear TF, smoothed IDF and L2-normalised rows, as TfidfVectorizer would do.
         transformer = TfidfTransformer(sublinear_tf=True)
         weighted = transformer.fit_transform(matrix).astype(np.float32)
@@ -139,8 +140,7 @@ class TfidfRetriever:
         )
         terms: dict[str, int] = {}
         for weight, text in by_weight:
-            for term, count in self._analyzer.term_counts(text, weight).items():
-                terms[term] = terms.get(term, 0) + count
+            self._analyzer.term_counts(text, weight, into=terms)
         return terms
 
     def _query_weights(
