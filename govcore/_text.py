@@ -133,10 +133,6 @@ class Analyzer:
             self._add_phrases(words, candidates, terms, weight)
         return terms
 
-    def terms(self, text: str) -> list[str]:
-        """The retrieval terms of ``text`` with repeats."""
-        return list(Counter(self.term_counts(text)).elements())
-
     def _add_phrases(
         self, words: list[str], candidates: list[int], terms: dict[str, int], weight: int
     ) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Literal
 import ahocorasick  # type: ignore[import-not-found]
 import re2  # type: ignore[import-untyped]
 
-from govcore._normalize import NormalizedText, normalize
+from govcore._normalize import normalize
 from govcore.pii import DEFAULT_REPLACEMENTS, DETECTORS
 from govcore.policy import DetectRule, PolicyDocument
 
@@ -358,9 +358,8 @@ def compile_rules(
     )
 
 
-def explain(hit: Hit, normalized_hint: NormalizedText | None = None) -> str:
+def explain(hit: Hit) -> str:
     """The violation's explanation: the rule's own, or one naming what was found."""
-    del normalized_hint
     rule = hit.rule
     if rule.explanation:
         return rule.explanation

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal, get_args
@@ -256,16 +256,7 @@ class PolicySet:
     def __len__(self) -> int:
         return len(self.policies)
 
-    def areas(self) -> frozenset[str]:
-        """The area ids the policies name."""
-        return frozenset(p.area for p in self.policies if p.area is not None)
-
 
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys: equal values give equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def policies_in_order(policy_set: PolicySet, ids: Sequence[str]) -> list[PolicyDocument]:
-    """The policies of ``ids`` that still exist in ``policy_set``, in the given order."""
-    return [policy_set.by_id[i] for i in ids if i in policy_set.by_id]
