@@ -7,6 +7,7 @@ import fnmatch
 import math
 import operator
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from govcore.violations import BLOCK_CONFIDENCE, _replace, risk_score
 __all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
 
 Path = tuple[str | int, ...]
+_SEPARATOR = "\n\x00\n"  # between joined argument strings: no detector matches across it
 _STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
 
 
@@ -194,11 +196,27 @@ def check_tool_call(
         if hits:
             matched.setdefault(path, (text, []))[1].extend(hits)
 
-    # detect rules of the applicable policies, on every string argument
-    for path, text in _strings(arguments):
-        hits = [
-            h for h in scanner.scan(text) if allowed_rules is None or h.rule.index in allowed_rules
-        ]
+    # detect rules of the applicable policies, on every string argument: one scan over all of
+    # them joined, each hit given back to its string (a hit across two strings is dropped)
+    strings = list(_strings(arguments))
+    starts: list[int] = []
+    position = 0
+    for _, text in strings:
+        starts.append(position)
+        position += len(text) + len(_SEPARATOR)
+    per_string: dict[int, list[Hit]] = {}
+    joined = _SEPARATOR.join(text for _, text in strings)
+    for hit in scanner.scan(joined) if joined else ():
+        if allowed_rules is not None and hit.rule.index not in allowed_rules:
+            continue
+        owner = bisect_right(starts, hit.start) - 1
+        offset = starts[owner]
+        if hit.end - offset <= len(strings[owner][1]):
+            per_string.setdefault(owner, []).append(
+                Hit(hit.rule, hit.start - offset, hit.end - offset, hit.confidence)
+            )
+    for owner, hits in per_string.items():
+        path, text = strings[owner]
         report(path, text, hits, None)
 
     for compiled in tool_rules:

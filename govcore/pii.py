@@ -258,7 +258,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "secret",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[^\x00]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
         _secret(1.0),
         "contains a private key",
     ),

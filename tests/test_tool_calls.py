@@ -542,3 +542,22 @@ def test_checking_the_suggestion_again_finds_nothing_fixable(
     # what had a fix is gone, what had none (oneOf, not a number) is still there, nothing new
     assert Counter(_found(again)) <= Counter(_found(first))
     assert len(again["violations"]) < len(first["violations"])
+
+
+def test_matches_are_found_per_argument_string() -> None:
+    """Each string argument is checked on its own: a header left open in one argument does not
+    hide a key block in another, and every match is fixed in the argument it came from."""
+    secret_policy = PolicyDocument.model_validate(
+        policy("secrets", enforcement="fix", alwaysOn=True, detect=[{"pii": "secret"}])
+    )
+    scanner = compile_rules((secret_policy, rule) for rule in secret_policy.detect)
+    block = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----"
+    arguments = {"note": "-----BEGIN PRIVATE KEY----- (pasted by mistake)", "body": f"key: {block}"}
+    outcome = check_tool_call(
+        "send_email", arguments, scanner=scanner, allowed_rules=None, tool_rules=()
+    )
+    assert [v.matched_text for v in outcome.violations] == [block]
+    assert outcome.suggested_arguments == {
+        "note": arguments["note"],
+        "body": "key: [secret removed]",
+    }
