@@ -41,3 +41,15 @@ def test_unknown_scheme_hides_credentials() -> None:
         from_url("nosuch://user:secret@host:1/0")
     assert "secret" not in str(caught.value)
     assert "unknown scheme" in str(caught.value)
+
+
+def test_a_store_passed_in_is_used_even_when_empty() -> None:
+    """from_config keeps the store it is given, although an empty MemoryStore is falsy."""
+    import govcore
+    from tests.support import FULL_KEY, config, turn
+
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    gov = govcore.Governance.from_config(config(), clock=clock, store=store)
+    gov.client(FULL_KEY).record_turn(turn("s", "hello"))
+    assert len(store) >= 1
