@@ -166,3 +166,11 @@ def detect_scanner(policies: list[dict[str, Any]] | None = None) -> Scanner:
     """The scanner of every detect rule of ``policies`` (default ``DETECT_POLICIES``)."""
     documents = [PolicyDocument.model_validate(p) for p in policies or DETECT_POLICIES]
     return compile_rules((doc, rule) for doc in documents for rule in doc.detect)
+
+
+# The wire fields of the three violation shapes (specification §2.4).
+VIOLATION_FIELDS = frozenset(
+    {"policyId", "matchedText", "explanation", "severity", "confidence", "enforcementType"}
+)
+OUTPUT_VIOLATION_FIELDS = VIOLATION_FIELDS | {"enforcementText"}
+STREAM_VIOLATION_FIELDS = OUTPUT_VIOLATION_FIELDS | {"offset"}

@@ -18,6 +18,7 @@ from tests.checks_support import (
     CHECK_KEY,
     DETECT_POLICIES,
     NO_FEATURE_KEY,
+    OUTPUT_VIOLATION_FIELDS,
     POLICY_OF_SAMPLE,
     READ_ONLY_KEY,
     SAMPLES,
@@ -32,15 +33,6 @@ POST_FIELDS = {
     "suggestedRedaction",
     "policyCitations",
     "traceId",
-}
-OUTPUT_VIOLATION_FIELDS = {
-    "policyId",
-    "matchedText",
-    "explanation",
-    "severity",
-    "confidence",
-    "enforcementType",
-    "enforcementText",
 }
 POLICIES = {p["id"]: p for p in DETECT_POLICIES}
 DEFAULT_TEXTS = {

@@ -24,6 +24,7 @@ from govcore.errors import InvalidRequestError
 from tests.checks_support import (
     CHECK_KEY,
     SAMPLES,
+    STREAM_VIOLATION_FIELDS,
     checks_governance,
     detect_scanner,
     private_key_block,
@@ -31,16 +32,6 @@ from tests.checks_support import (
 from tests.support import bearer
 
 STREAM_FIELDS = {"sessionId", "newViolations", "watermark", "isComplete", "riskScore", "traceId"}
-STREAM_VIOLATION_FIELDS = {
-    "policyId",
-    "matchedText",
-    "explanation",
-    "severity",
-    "confidence",
-    "enforcementType",
-    "enforcementText",
-    "offset",
-}
 INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\u2060", "\u202e", "\U000e0041", "\ufeff"]
 WORDS = [
     "the",

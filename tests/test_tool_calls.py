@@ -23,6 +23,7 @@ from govcore.gating import check_tool_call, compile_tool_rules
 from govcore.policy import PolicyDocument
 from govcore.testing import FakeClock
 from govcore.violations import risk_score
+from tests.checks_support import VIOLATION_FIELDS
 from tests.support import bearer, policy
 
 TOOL_KEY = "gk_test_tools_full_00001"
@@ -108,14 +109,6 @@ TOOL_POLICIES: list[dict[str, Any]] = [
     ),
 ]
 DECISION_FIELDS = {"allow", "riskScore", "violations", "suggestedArguments", "traceId"}
-VIOLATION_FIELDS = {
-    "policyId",
-    "matchedText",
-    "explanation",
-    "severity",
-    "confidence",
-    "enforcementType",
-}
 
 
 def _config() -> dict[str, Any]:
