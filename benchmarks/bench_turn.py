@@ -437,6 +437,37 @@ class BigTurnResult:
     big: Stats
 
 
+def interleaved(
+    first_call: Callable[[int, int], Callable[[], object]],
+    second_call: Callable[[int, int], Callable[[], object]],
+    timed_turns: int,
+    last: int,
+    plan: Plan,
+) -> tuple[Stats, Stats]:
+    """Time two paths call by call, alternating which goes first, over every session.
+
+    Warm-up turns are run but not kept; the memory peak of each path comes from a separate,
+    traced pass over the sessions' last turn.
+    """
+    first_ns: list[int] = []
+    second_ns: list[int] = []
+    gc.collect()
+    for i in range(WARMUP_TURNS + timed_turns):
+        for s in range(SESSIONS):
+            first, second = first_call(s, i), second_call(s, i)
+            if (i + s) % 2:
+                t_second, t_first = timed(second), timed(first)
+            else:
+                t_first, t_second = timed(first), timed(second)
+            if i >= WARMUP_TURNS:
+                first_ns.append(t_first)
+                second_ns.append(t_second)
+    traced = range(min(SESSIONS, plan.traced_calls))
+    first_mb = traced_peak_mb([first_call(s, last) for s in traced])
+    second_mb = traced_peak_mb([second_call(s, last) for s in traced])
+    return Stats.of(first_ns, first_mb), Stats.of(second_ns, second_mb)
+
+
 def bench_turns(
     gov: govcore.Governance, index: TfidfIndex, policies: int, seed: int, plan: Plan
 ) -> tuple[Stats, Stats]:
@@ -469,24 +500,7 @@ def bench_turns(
         context = [entry[-window:] for entry in recent_of(convo, index_in_session)]
         return partial(index.search, convo[index_in_session], top_k=search_top_k, context=context)
 
-    turn_ns: list[int] = []
-    search_ns: list[int] = []
-    gc.collect()
-    for i in range(WARMUP_TURNS + timed_turns):
-        for s in range(SESSIONS):
-            first, second = turn_call(s, i), search_call(s, i)
-            if (i + s) % 2:
-                t_second, t_first = timed(second), timed(first)
-            else:
-                t_first, t_second = timed(first), timed(second)
-            if i >= WARMUP_TURNS:
-                turn_ns.append(t_first)
-                search_ns.append(t_second)
-    last = length - 1
-    traced = range(min(SESSIONS, plan.traced_calls))
-    turn_mb = traced_peak_mb(turn_call(s, last) for s in traced)
-    search_mb = traced_peak_mb(search_call(s, last) for s in traced)
-    return Stats.of(turn_ns, turn_mb), Stats.of(search_ns, search_mb)
+    return interleaved(turn_call, search_call, timed_turns, length - 1, plan)
 
 
 def bench_big_turns(gov: govcore.Governance, policies: int, seed: int, plan: Plan) -> BigTurnResult:
@@ -525,24 +539,8 @@ def bench_big_turns(gov: govcore.Governance, policies: int, seed: int, plan: Pla
         )
         return partial(client.record_turn, request)
 
-    small_ns: list[int] = []
-    big_ns: list[int] = []
-    gc.collect()
-    for i in range(WARMUP_TURNS + timed_turns):
-        for s in range(SESSIONS):
-            small, big = small_call(s, i), big_call(s, i)
-            if (i + s) % 2:
-                t_big, t_small = timed(big), timed(small)
-            else:
-                t_small, t_big = timed(small), timed(big)
-            if i >= WARMUP_TURNS:
-                small_ns.append(t_small)
-                big_ns.append(t_big)
-    last = length - 1
-    traced = range(min(SESSIONS, plan.traced_calls))
-    small_mb = traced_peak_mb([small_call(s, last) for s in traced])
-    big_mb = traced_peak_mb([big_call(s, last) for s in traced])
-    return BigTurnResult(policies, Stats.of(small_ns, small_mb), Stats.of(big_ns, big_mb))
+    small, big = interleaved(small_call, big_call, timed_turns, length - 1, plan)
+    return BigTurnResult(policies, small, big)
 
 
 def print_turn_section(results: Sequence[TurnResult], big: BigTurnResult | None) -> None:
