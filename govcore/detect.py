@@ -41,7 +41,14 @@ _OPTIONS.case_sensitive = False
 _OPTIONS.log_errors = False
 _OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 falls back
 
+# The pybind11 RE2 object under ``re2.compile``: calling its Match directly skips a generator
+# and a match object per call, which the public wrapper spends on every search.
+_UNANCHORED = re2._Anchor.UNANCHORED
+
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+# Up to this many distinct terms present in a text, a str.find loop per term (memchr speed)
+# beats walking the whole text through the automaton; beyond it the automaton's one pass wins.
+_FIND_LIMIT = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,17 +103,18 @@ class Scanner:
             self._set = pattern_set
         self._automaton: Any = None
         self._term_set: Any = None
+        self._terms = tuple((key, tuple(owners)) for key, owners in terms.items())
         if terms:
-            # Most texts contain none of the terms: an RE2 set of the literals answers that in
-            # one fast pass, and the automaton runs only when some term is present.
+            # One fast RE2 pass over the literals tells which terms occur at all (usually none
+            # or a few, each then found with str.find); the automaton runs only when many do.
             term_set = re2.Set.SearchSet(_OPTIONS)
             for key in terms:
                 term_set.Add(re2.escape(key))
             term_set.Compile()
             self._term_set = term_set
             automaton = ahocorasick.Automaton()
-            for key, owners in terms.items():
-                automaton.add_word(key, (len(key), tuple(owners)))
+            for key, owners in self._terms:
+                automaton.add_word(key, (len(key), owners))
             automaton.make_automaton()
             self._automaton = automaton
 
@@ -161,17 +169,37 @@ class Scanner:
     def _scan_terms(
         self, text: str, data: bytes, found: dict[int, list[tuple[int, int, float]]]
     ) -> None:
-        if self._automaton is None or self._term_set.Match(data) is None:
+        if self._term_set is None:
+            return
+        present = self._term_set.Match(data)
+        if not present:
             return
         lowered = _lower(text)
+        if len(present) > _FIND_LIMIT:
+            occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]] = (
+                (last - length + 1, last + 1, owners)
+                for last, (length, owners) in self._automaton.iter(lowered)
+            )
+        else:
+            occurrences = _find_all(lowered, [self._terms[index] for index in present])
         size = len(lowered)
-        for last, (length, owners) in self._automaton.iter(lowered):
-            begin, end = last - length + 1, last + 1
+        for begin, end, owners in occurrences:
             before_ok = begin == 0 or not _is_word(lowered[begin - 1])
             after_ok = end == size or not _is_word(lowered[end])
             for rule_index, needs_before, needs_after in owners:
                 if (before_ok or not needs_before) and (after_ok or not needs_after):
                     found.setdefault(rule_index, []).append((begin, end, 1.0))
+
+
+def _find_all(
+    text: str, terms: list[tuple[str, tuple[tuple[int, bool, bool], ...]]]
+) -> Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]]:
+    """Every occurrence, overlapping ones included, of each term in ``text``."""
+    for key, owners in terms:
+        position = text.find(key)
+        while position != -1:
+            yield position, position + len(key), owners
+            position = text.find(key, position + 1)
 
 
 class _CharOffsets:
@@ -258,10 +286,9 @@ def _window_spans(
 ) -> Iterable[tuple[int, int, float]]:
     position = lo
     while position < hi:
-        match = pattern.compiled.search(data, position, hi)
-        if match is None:
+        begin_byte, end_byte = pattern.compiled._regexp.Match(_UNANCHORED, data, position, hi)[0]
+        if begin_byte == -1:
             return
-        begin_byte, end_byte = match.span()
         if begin_byte == end_byte:
             position = end_byte + 1
             continue

@@ -8,6 +8,7 @@ values and on near misses. Every hit is checked to be a span of the original tex
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -453,6 +454,51 @@ def test_many_terms_are_matched_at_once() -> None:
     rule = {"terms": [f"codeword{i}" for i in range(3000)] + ["alpha beta"]}
     text = "use codeword2999, codeword0 and codeword30000 or Alpha Beta but not codeword"
     assert found(rule, text) == ["codeword2999", "codeword0", "Alpha Beta"]
+
+
+_VOCABULARY = [f"word{i}" for i in range(24)] + ["ab", "abc", "b c", "c++", "x-ray", "ray"]
+
+
+def _reference_terms(terms: list[str], text: str) -> list[tuple[int, int]]:
+    """Every occurrence of each term on word boundaries, by Python ``re`` with lookarounds."""
+    spans = set()
+    for term in terms:
+        before = r"(?<!\w)" if term[0].isalnum() else ""
+        after = r"(?!\w)" if term[-1].isalnum() else ""
+        pattern = re.compile(f"(?=({before}{re.escape(term)}{after}))", re.IGNORECASE)
+        spans |= {(m.start(1), m.end(1)) for m in pattern.finditer(text)}
+    return _leftmost_longest_spans(spans)
+
+
+def _leftmost_longest_spans(spans: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*_VOCABULARY, "filler", "WORD3", "Abc", "xword1", "word1x"]),
+            st.sampled_from([" ", "", "-", ", ", "_", "\n"]),
+        ),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_terms_match_a_reference_however_many_occur(
+    pieces: list[tuple[str, str]], all_present: bool
+) -> None:
+    """Few terms present (found one by one) or many (one automaton pass): the same matches as
+    a reference search with lookarounds."""
+    text = "".join(word + separator for word, separator in pieces)
+    if all_present:
+        text = " ".join(_VOCABULARY) + ", " + text
+    hits = scanner({"terms": _VOCABULARY}).scan(text)
+    assert [(h.start, h.end) for h in hits] == _reference_terms(_VOCABULARY, text)
 
 
 def test_terms_of_several_rules_are_reported_per_rule() -> None:
