@@ -104,6 +104,9 @@ def make_policies(rule_count: int, seed: int) -> list[dict[str, Any]]:
                 "severity": 4,
                 "enforcement": "fix",
                 "citationRef": f"BENCH-{number}",
+                # alwaysOn: a tool call in any session is checked against every rule (the
+                # worst case; otherwise an unknown session would apply none of them)
+                "alwaysOn": True,
                 "detect": rules[start : start + 10],
             }
         )

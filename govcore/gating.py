@@ -148,7 +148,7 @@ def check_tool_call(
     arguments: Mapping[str, Any],
     *,
     scanner: Scanner,
-    allowed_rules: frozenset[int] | None,
+    applicable_policies: frozenset[str] | None,
     tool_rules: Sequence[CompiledToolRule],
 ) -> ToolCallOutcome:
     """Decide a proposed tool call.
@@ -156,8 +156,8 @@ def check_tool_call(
     Args:
         tool_name: the tool to be called.
         arguments: its proposed arguments.
-        scanner: the tenant's detect rules; ``allowed_rules`` limits them to the session's
-            active and ``alwaysOn`` policies (``None``: all).
+        scanner: the tenant's detect rules; only those of ``applicable_policies`` (the
+            session's active and ``alwaysOn`` policies; ``None``: all) are applied.
         tool_rules: the tenant's tool rules (each applies when its glob matches ``tool_name``).
 
     Returns:
@@ -206,8 +206,9 @@ def check_tool_call(
         position += len(text) + len(_SEPARATOR)
     per_string: dict[int, list[Hit]] = {}
     joined = _SEPARATOR.join(text for _, text in strings)
-    for hit in scanner.scan(joined) if joined else ():
-        if allowed_rules is not None and hit.rule.index not in allowed_rules:
+    wanted = joined and (applicable_policies is None or applicable_policies)
+    for hit in scanner.scan(joined) if wanted else ():
+        if applicable_policies is not None and hit.rule.policy.id not in applicable_policies:
             continue
         owner = bisect_right(starts, hit.start) - 1
         offset = starts[owner]

@@ -15,7 +15,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -112,18 +112,15 @@ class _Tenant:
     policy_set: PolicySet
     index: RetrievalIndex
     scanner: Scanner
-    rules_of: Mapping[str, tuple[int, ...]]  # policy id -> indices of its detect rules
+    policies_by_area: Mapping[str, frozenset[str]]  # area -> ids of its policies
+    always_on: frozenset[str]  # ids of the alwaysOn policies
     tool_rules: tuple[CompiledToolRule, ...]
 
-    def rules_for(self, policy_ids: Iterable[str]) -> frozenset[int]:
-        """The detect rules of the given policies."""
-        return frozenset(i for pid in policy_ids for i in self.rules_of.get(pid, ()))
-
-    def rules_in_areas(self, areas: frozenset[str] | None) -> frozenset[int] | None:
-        """The detect rules of the policies in ``areas`` (``None``: every rule)."""
+    def policies_in_areas(self, areas: frozenset[str] | None) -> frozenset[str] | None:
+        """The ids of the policies in ``areas`` (``None``: every policy)."""
         if areas is None:
             return None
-        return self.rules_for(p.id for p in self.policy_set.policies if p.area in areas)
+        return frozenset().union(*(self.policies_by_area.get(area, ()) for area in areas))
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +178,12 @@ class Governance:
                 built
                 if built.policy_set is policy_set
                 else _Tenant(
-                    policy_set, built.index, built.scanner, built.rules_of, built.tool_rules
+                    policy_set,
+                    built.index,
+                    built.scanner,
+                    built.policies_by_area,
+                    built.always_on,
+                    built.tool_rules,
                 )
             )
         if decision_log is None:
@@ -583,16 +585,18 @@ class Governance:
         """One check of a whole output against every detect rule (of ``areas``)."""
         started = time.perf_counter()
         tenant = self._tenants[principal.tenant]
-        allowed = tenant.rules_in_areas(areas)
+        applicable = tenant.policies_in_areas(areas)
         hits = [
-            h for h in tenant.scanner.scan(output) if allowed is None or h.rule.index in allowed
+            h
+            for h in tenant.scanner.scan(output)
+            if applicable is None or h.rule.policy.id in applicable
         ]
         violations = output_violations(output, hits)
         response = PostInferenceResponse(
             safe=not any(unsafe(v.enforcement_type, v.confidence) for v in violations),
             risk_score=risk_score((v.confidence, v.severity) for v in violations),
             violations=violations,
-            suggested_redaction=redact(output, hits, tenant.scanner, allowed),
+            suggested_redaction=redact(output, hits, tenant.scanner, applicable),
             policy_citations=policy_citations(v.policy_id for v in violations),
             trace_id=trace_id or self._trace_ids(),
         )
@@ -690,12 +694,11 @@ class Governance:
             lambda: self._store.get(_conversation_key(principal.tenant, request.session_id))
         )
         active = [b.policy_id for b in self._decode_state(raw).bindings] if raw is not None else []
-        always_on = [tenant.policy_set.policies[i].id for i in tenant.policy_set.always_on]
         outcome = check_tool_call(
             request.tool_name,
             request.arguments,
             scanner=tenant.scanner,
-            allowed_rules=tenant.rules_for([*active, *always_on]),
+            applicable_policies=tenant.always_on.union(active),
             tool_rules=tenant.tool_rules,
         )
         decision = ToolCallDecision(
@@ -867,18 +870,21 @@ def _unwrap(result: Result[M]) -> M:
 
 
 def _compile(policy_set: PolicySet, retriever: Retriever) -> _Tenant:
-    """Everything requests need from a policy set: index, scanner, rule maps, tool rules."""
-    pairs = [(policy, rule) for policy in policy_set.policies for rule in policy.detect]
-    rules_of: dict[str, list[int]] = {}
-    for index, (policy, _) in enumerate(pairs):
-        rules_of.setdefault(policy.id, []).append(index)
-    scanner = compile_rules(pairs)
+    """Everything requests need from a policy set: index, scanner, policy maps, tool rules."""
+    scanner = compile_rules(
+        (policy, rule) for policy in policy_set.policies for rule in policy.detect
+    )
+    by_area: dict[str, set[str]] = {}
+    for policy in policy_set.policies:
+        if policy.area is not None:
+            by_area.setdefault(policy.area, set()).add(policy.id)
     scanner.scan(_WARM_UP_TEXT)  # RE2 builds its automata lazily: not on a caller's time
     return _Tenant(
         policy_set=policy_set,
         index=retriever.index(policy_set.policies),
         scanner=scanner,
-        rules_of={pid: tuple(ids) for pid, ids in rules_of.items()},
+        policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
+        always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
         tool_rules=compile_tool_rules(policy_set.policies),
     )
 

@@ -87,7 +87,7 @@ def redact(
     text: str,
     hits: Sequence[Hit],
     scanner: Scanner | None = None,
-    allowed: frozenset[int] | None = None,
+    applicable: frozenset[str] | None = None,
 ) -> str:
     """Replace every match with its rule's replacement text.
 
@@ -105,7 +105,7 @@ def redact(
         again = [
             h
             for h in scanner.scan(result)
-            if (allowed is None or h.rule.index in allowed)
+            if (applicable is None or h.rule.policy.id in applicable)
             and not any(lo <= h.start and h.end <= hi for lo, hi in inserted)
         ]
         if not again:

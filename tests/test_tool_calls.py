@@ -425,7 +425,7 @@ def test_allow_is_false_exactly_when_a_confident_fix_violation_exists(
         "ops.run",
         {"count": 50, "mode": "fast"},
         scanner=compile_rules([]),
-        allowed_rules=None,
+        applicable_policies=None,
         tool_rules=compile_tool_rules(documents),
     )
     violating = [(f"gen-{i}", s) for i, s in enumerate(specs) if s["kind"] != "pass"]
@@ -547,7 +547,7 @@ def test_matches_are_found_per_argument_string() -> None:
     block = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----"
     arguments = {"note": "-----BEGIN PRIVATE KEY----- (pasted by mistake)", "body": f"key: {block}"}
     outcome = check_tool_call(
-        "send_email", arguments, scanner=scanner, allowed_rules=None, tool_rules=()
+        "send_email", arguments, scanner=scanner, applicable_policies=None, tool_rules=()
     )
     assert [v.matched_text for v in outcome.violations] == [block]
     assert outcome.suggested_arguments == {
