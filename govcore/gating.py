@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import fnmatch
 import math
 import operator
@@ -79,16 +78,26 @@ def _resolve(
         yield from _resolve(value[step], rest, (*path, step))
 
 
-def _strings(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+def _strings(value: Any, path: Path, into: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
     """Every string in the arguments with its path (dictionary keys are not checked)."""
     if isinstance(value, str):
-        yield path, value
+        into.append((path, value))
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _strings(item, (*path, key))
+            _strings(item, (*path, key), into)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _strings(item, (*path, index))
+            _strings(item, (*path, index), into)
+    return into
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON data: new dicts and lists, the same immutable leaves."""
+    if isinstance(value, Mapping):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def _number(value: Any) -> float | None:
@@ -198,7 +207,7 @@ def check_tool_call(
 
     # detect rules of the applicable policies, on every string argument: one scan over all of
     # them joined, each hit given back to its string (a hit across two strings is dropped)
-    strings = list(_strings(arguments))
+    strings = _strings(arguments, (), [])
     starts: list[int] = []
     position = 0
     for _, text in strings:
@@ -290,7 +299,7 @@ def check_tool_call(
     violations = [v for v, _ in found]
     suggested: dict[str, Any] | None = None
     if fixes:
-        suggested = copy.deepcopy(dict(arguments))
+        suggested = _copy_json(arguments)
         for path, value in fixes.items():
             _set(suggested, path, value)
     allow = not any(

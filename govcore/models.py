@@ -60,12 +60,17 @@ MAX_ID_LENGTH = 256
 
 def _check_text(value: str) -> str:
     """Refuse unpaired surrogates: they cannot be encoded, stored or echoed as UTF-8."""
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("contains an unpaired surrogate (not valid Unicode text)") from None
+    if not value.isascii() and not _encodable(value):
+        raise ValueError("contains an unpaired surrogate (not valid Unicode text)")
     return value
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 MAX_JSON_DEPTH = 32
@@ -73,33 +78,62 @@ MAX_JSON_DEPTH = 32
 _INT64 = 2**63
 
 
-def _refuse_non_finite(value: Any, path: str = "", depth: int = 0) -> Any:
+def _refuse_non_finite(value: Any) -> Any:
     """Refuse in a free-form JSON value what cannot be stored or echoed faithfully.
 
     NaN and infinities, integers beyond 64 bits, invalid text, and nesting deeper than
-    ``MAX_JSON_DEPTH``.
+    ``MAX_JSON_DEPTH``. The message names where: ``items[2].price``.
     """
-    where = f" at {path}" if path else ""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"non-finite number{where} is not valid JSON")
-    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
-        raise ValueError(f"integer{where} is out of the 64-bit range")
-    if isinstance(value, str):
-        try:
-            _check_text(value)
-        except ValueError as exc:
-            raise ValueError(f"text{where} {exc}") from None
-    elif isinstance(value, dict | list):
-        if depth >= MAX_JSON_DEPTH:
-            raise ValueError(f"value{where} is nested more than {MAX_JSON_DEPTH} levels deep")
-        if isinstance(value, dict):
-            for key, item in value.items():
-                _refuse_non_finite(key, path, depth)
-                _refuse_non_finite(item, f"{path}.{key}" if path else str(key), depth + 1)
-        else:
-            for index, item in enumerate(value):
-                _refuse_non_finite(item, f"{path}[{index}]", depth + 1)
+    problem = _json_problem(value, 0)
+    if problem is not None:
+        steps, reason = problem
+        path = ""
+        for step in reversed(steps):
+            path = (
+                f"{path}[{step}]" if isinstance(step, int) else (f"{path}.{step}" if path else step)
+            )
+        raise ValueError(reason.format(where=f" at {path}" if path else ""))
     return value
+
+
+def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
+    """What is wrong in ``value`` and the path to it, innermost step first; ``None``: nothing.
+
+    Called on every tool call's arguments, so the common cases (ASCII text, small numbers) are
+    decided inline and a path is built only for a problem.
+    """
+    kind = type(value)
+    if kind is str:
+        return None if value.isascii() or _encodable(value) else ([], _BAD_TEXT)
+    if kind is float:
+        return None if math.isfinite(value) else ([], "non-finite number{where} is not valid JSON")
+    if kind is int:
+        return None if -_INT64 <= value < _INT64 else ([], _BIG_INT)
+    if kind is dict or kind is list or isinstance(value, dict | list):
+        if depth >= MAX_JSON_DEPTH:
+            return [], f"value{{where}} is nested more than {MAX_JSON_DEPTH} levels deep"
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for step, item in items:
+            if type(step) is str and not (step.isascii() or _encodable(step)):
+                return [], _BAD_TEXT  # a key: reported at its object's path
+            if type(item) is str and item.isascii():
+                continue
+            problem = _json_problem(item, depth + 1)
+            if problem is not None:
+                problem[0].append(step)
+                return problem
+        return None
+    if isinstance(value, str):
+        return _json_problem(str(value), depth)
+    if isinstance(value, float):
+        return _json_problem(float(value), depth)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _json_problem(int(value), depth)
+    return None
+
+
+_BAD_TEXT = "text{where} contains an unpaired surrogate (not valid Unicode text)"
+_BIG_INT = "integer{where} is out of the 64-bit range"
 
 
 def _refuse_control_characters(value: str) -> str:

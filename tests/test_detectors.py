@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.detect import Scanner, compile_rules
+from govcore.pii import mod97_valid
 from govcore.policy import PolicyDocument
 from tests.support import policy
 
@@ -161,6 +163,23 @@ def test_checksum_valid_ibans_are_found(iban: str) -> None:
 def test_ibans_with_wrong_checksum_or_glued_are_not_found(text: str) -> None:
     """A wrong check digit, a glued letter or a truncated IBAN is not an IBAN."""
     assert found(IBAN, text) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet="0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ٣۷", max_size=80
+    )
+)
+def test_mod97_agrees_with_base36_arithmetic(candidate: str) -> None:
+    """The IBAN checksum (fast path for ASCII, digit by digit otherwise) equals the ISO 13616
+    definition: letters as 10..35, the first four characters moved to the end, mod 97 is 1."""
+    rearranged = candidate[4:] + candidate[:4]
+    digits = "".join(
+        str(int(c, 36)) if c.isascii() else str(unicodedata.digit(c)) for c in rearranged
+    )
+    expected = bool(digits) and int(digits) % 97 == 1
+    assert mod97_valid(candidate) is expected
 
 
 # --- email ----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.detect import compile_rules
-from govcore.errors import PermissionDeniedError
+from govcore.errors import InvalidRequestError, PermissionDeniedError
 from govcore.gating import check_tool_call, compile_tool_rules
 from govcore.policy import PolicyDocument
 from govcore.testing import FakeClock
@@ -554,3 +554,40 @@ def test_matches_are_found_per_argument_string() -> None:
         "note": arguments["note"],
         "body": "key: [secret removed]",
     }
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "deep"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# --- argument validation ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"items": [{"price": 1.0}, {"price": float("nan")}]},
+            "non-finite number at items[1].price",
+        ),
+        ({"a": {"b": [float("inf")]}}, "non-finite number at a.b[0]"),
+        ({"n": 2**64}, "integer at n is out of the 64-bit range"),
+        ({"memo": ["ok", "bad \ud800"]}, "text at memo[1] contains an unpaired surrogate"),
+        ({"outer": {"bad \udfff": 1}}, "text at outer contains an unpaired surrogate"),
+        ({"x": _nested(40)}, "is nested more than 32 levels deep"),
+    ],
+    ids=["nan", "infinity", "big-int", "surrogate", "surrogate-key", "depth"],
+)
+def test_arguments_json_cannot_carry_is_refused_with_its_path(
+    gov: govcore.Governance, arguments: dict[str, Any], message: str
+) -> None:
+    """A value JSON cannot carry faithfully is a 400 on `arguments` saying where it is."""
+    body = {"sessionId": "s", "toolName": "bank.transfer", "arguments": arguments}
+    with pytest.raises(InvalidRequestError) as refused:
+        gov.client(TOOL_KEY).check_tool_call(body)
+    [detail] = refused.value.details
+    assert detail.field == "arguments"
+    assert message in detail.message
