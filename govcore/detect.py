@@ -94,24 +94,22 @@ class Scanner:
     ) -> None:
         self.rules = tuple(rules)
         self._patterns = tuple(patterns)
-        self._set: Any = None
-        if patterns:
-            pattern_set = re2.Set.SearchSet(_OPTIONS)
-            for pattern in patterns:
-                pattern_set.Add(pattern.compiled.pattern)
-            pattern_set.Compile()
-            self._set = pattern_set
-        self._automaton: Any = None
-        self._term_set: Any = None
         self._terms = tuple((key, tuple(owners)) for key, owners in terms.items())
-        if terms:
-            # One fast RE2 pass over the literals tells which terms occur at all (usually none
-            # or a few, each then found with str.find); the automaton runs only when many do.
-            term_set = re2.Set.SearchSet(_OPTIONS)
+        # One RE2 set of every pattern (indices first) and every term literal (after them)
+        # tells in one pass which occur at all, so the cost of the rules that do not occur is
+        # one DFA step per byte, however many there are. Present patterns are then searched
+        # one by one, present terms with str.find (or the automaton when many occur).
+        self._set: Any = None
+        if patterns or terms:
+            every = re2.Set.SearchSet(_OPTIONS)
+            for pattern in patterns:
+                every.Add(pattern.compiled.pattern)
             for key in terms:
-                term_set.Add(re2.escape(key))
-            term_set.Compile()
-            self._term_set = term_set
+                every.Add(re2.escape(key))
+            every.Compile()
+            self._set = every
+        self._automaton: Any = None
+        if terms:
             automaton = ahocorasick.Automaton()
             for key, owners in self._terms:
                 automaton.add_word(key, (len(key), owners))
@@ -134,8 +132,14 @@ class Scanner:
         normalized = normalize(window)
         found: dict[int, list[tuple[int, int, float]]] = {}
         data = normalized.text.encode("utf-8")
-        self._scan_patterns(normalized.text, data, found)
-        self._scan_terms(normalized.text, data, found)
+        present = self._set.Match(data) if self._set is not None else None
+        if present:
+            present.sort()  # RE2 answers in no particular order; patterns come first
+            first_term = bisect_left(present, len(self._patterns))
+            if first_term:
+                self._scan_patterns(normalized.text, data, present[:first_term], found)
+            if first_term < len(present):
+                self._scan_terms(normalized.text, present[first_term:], found)
         hits: list[Hit] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
@@ -153,13 +157,14 @@ class Scanner:
         return hits
 
     def _scan_patterns(
-        self, text: str, data: bytes, found: dict[int, list[tuple[int, int, float]]]
+        self,
+        text: str,
+        data: bytes,
+        present: list[int],
+        found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
-        if self._set is None:
-            return
         # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
         chars = _CharOffsets(text, data)
-        present = self._set.Match(data) or ()
         for pattern_index in present:
             pattern = self._patterns[pattern_index]
             for begin, end, factor in _spans(pattern, text, data, chars):
@@ -167,13 +172,8 @@ class Scanner:
                     found.setdefault(rule_index, []).append((begin, end, factor))
 
     def _scan_terms(
-        self, text: str, data: bytes, found: dict[int, list[tuple[int, int, float]]]
+        self, text: str, present: list[int], found: dict[int, list[tuple[int, int, float]]]
     ) -> None:
-        if self._term_set is None:
-            return
-        present = self._term_set.Match(data)
-        if not present:
-            return
         lowered = _lower(text)
         if len(present) > _FIND_LIMIT:
             occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]] = (
@@ -181,7 +181,8 @@ class Scanner:
                 for last, (length, owners) in self._automaton.iter(lowered)
             )
         else:
-            occurrences = _find_all(lowered, [self._terms[index] for index in present])
+            skip = len(self._patterns)
+            occurrences = _find_all(lowered, [self._terms[index - skip] for index in present])
         size = len(lowered)
         for begin, end, owners in occurrences:
             before_ok = begin == 0 or not _is_word(lowered[begin - 1])

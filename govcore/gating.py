@@ -9,6 +9,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import NoneType
 from typing import Any
 
 from govcore.detect import Hit, Scanner, compile_rules, explain
@@ -82,21 +83,26 @@ def _strings(value: Any, path: Path, into: list[tuple[Path, str]]) -> list[tuple
     """Every string in the arguments with its path (dictionary keys are not checked)."""
     if isinstance(value, str):
         into.append((path, value))
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _strings(item, (*path, key), into)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _strings(item, (*path, index), into)
+    elif isinstance(value, dict) or _is_mapping(value):
+        for key, item in value.items():
+            _strings(item, (*path, key), into)
     return into
+
+
+def _is_mapping(value: Any) -> bool:
+    """A mapping other than a dict (rare: requests are JSON); leaves answer without the ABC."""
+    return not isinstance(value, int | float | NoneType) and isinstance(value, Mapping)
 
 
 def _copy_json(value: Any) -> Any:
     """A deep copy of JSON data: new dicts and lists, the same immutable leaves."""
-    if isinstance(value, Mapping):
-        return {key: _copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_copy_json(item) for item in value]
+    if isinstance(value, dict) or _is_mapping(value):
+        return {key: _copy_json(item) for key, item in value.items()}
     return value
 
 

@@ -62,7 +62,10 @@ def _open_key_block(text: str, start: int) -> int | None:
     Looked for in the normalised text, as the detector does, so an obfuscated header (other
     case, invisible characters, full-width letters) is held back too.
     """
-    normalized = normalize(text[start:])
+    window = text[start:]
+    if window.isascii() and "-----" not in window:
+        return None  # ASCII is its own normal form, and every header starts with five dashes
+    normalized = normalize(window)
     for begin in _KEY_BEGIN.finditer(normalized.text):
         if _KEY_END.search(normalized.text, begin.end()) is None:
             return start + normalized.original_index(begin.start())
