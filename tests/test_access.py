@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import govcore
+from govcore.ratelimit import WINDOW_SECONDS, admit
 from govcore.testing import FakeClock
 from tests.support import (
     CHECK_KEY,
@@ -114,6 +117,32 @@ def test_rate_limit_window_and_headers(gov: govcore.Governance, clock: FakeClock
     assert caught.value.window_seconds == 60
     clock.advance(30)
     assert _post(gov, SLOW_KEY, turn("s", "hi")).status == 200
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    limit=st.integers(min_value=1, max_value=5),
+    gaps=st.lists(st.sampled_from([0.0, 0.5, 7.0, 30.0, 59.5, 60.0, 61.0]), max_size=40),
+)
+def test_sliding_window_admits_exactly_the_limit_in_any_minute(
+    limit: int, gaps: list[float]
+) -> None:
+    """Against a list of admitted times: a request is admitted when fewer than ``limit`` were
+    admitted in the 60 seconds before it, else told to wait until the oldest of them ages out."""
+    raw: bytes | None = None
+    admitted: list[float] = []
+    now = 1_000.0
+    for gap in gaps:
+        now += gap
+        write = admit(raw, now=now, limit=limit)
+        recent = [t for t in admitted if t > now - WINDOW_SECONDS]
+        if len(recent) < limit:
+            assert write.result is None
+            admitted.append(now)
+            raw = write.value
+        else:
+            assert write.value is None
+            assert write.result == pytest.approx(recent[len(recent) - limit] + 60 - now)
 
 
 def test_default_rate_limit_is_120_a_minute(gov: govcore.Governance) -> None:
