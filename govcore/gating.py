@@ -94,11 +94,13 @@ def _strings(value: Any, path: Path, into: list[tuple[Path, str]]) -> list[tuple
 
 def _is_mapping(value: Any) -> bool:
     """A mapping other than a dict (rare: requests are JSON); leaves answer without the ABC."""
-    return not isinstance(value, int | float | NoneType) and isinstance(value, Mapping)
+    return not isinstance(value, str | int | float | NoneType) and isinstance(value, Mapping)
 
 
 def _copy_json(value: Any) -> Any:
     """A deep copy of JSON data: new dicts and lists, the same immutable leaves."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, list):
         return [_copy_json(item) for item in value]
     if isinstance(value, dict) or _is_mapping(value):
