@@ -95,11 +95,14 @@ def _cut_points(text: str, start: int, end: int) -> list[int]:
     """Ends at which a candidate may be shortened: after any digit or letter followed by a
     separator, longest first, so a number followed by more digits after a space can still be
     found."""
-    points = [end]
-    for index in range(end - 1, start, -1):
-        if not text[index].isalnum() and text[index - 1].isalnum():
-            points.append(index)
-    return points
+    cuts = [match.end() for match in _ALNUM_BEFORE_OTHER.finditer(text, start, end)]
+    cuts.append(end)
+    cuts.reverse()
+    return cuts
+
+
+# A letter or digit followed by anything else (underscore counts as "else", as for isalnum).
+_ALNUM_BEFORE_OTHER = re.compile(r"[^\W_](?=[\W_])")
 
 
 def _bounded(text: str, start: int, end: int, inside: Callable[[str], bool]) -> bool:
