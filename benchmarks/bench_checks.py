@@ -15,7 +15,9 @@ same run on the same texts:
    against a naive loop that re-scans the whole text on every call.
 
 Memory is the peak of Python allocations (tracemalloc) during one extra call, traced apart from
-the timed calls.
+the timed calls. Each table also prints the median time of a fixed pure-Python loop, measured
+when the table is printed: this shared VM has phases in which everything runs up to twice as
+slowly, and that figure shows which phase a table was measured in.
 """
 
 from __future__ import annotations
@@ -162,8 +164,27 @@ def measure(run: Callable[[], object], *, repeat: int, warmup: int = 2) -> dict[
     }
 
 
+def reference_loop_ms() -> float:
+    """Median time of a fixed pure-Python loop: this shared VM has phases in which everything
+    runs up to twice as slowly, and this figure, printed with each table, tells them apart."""
+
+    def loop() -> int:
+        total = 0
+        for number in range(20_000):
+            total += number
+        return total
+
+    times = []
+    for _ in range(41):
+        started = time.perf_counter()
+        loop()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
 def table(title: str, rows: list[tuple[str, dict[str, float], str]]) -> None:
     print(f"\n{title}")
+    print(f"(reference loop: {reference_loop_ms():.2f} ms, same code every table)")
     print(
         f"{'case':<52}{'median ms':>11}{'p95 ms':>10}{'p99 ms':>10}{'ops/s':>10}{'peak MB':>9}  note"
     )
