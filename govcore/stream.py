@@ -7,7 +7,9 @@ reported when it starts at or after ``lastCheckedOffset`` and is final; the new 
 position up to which every match is final, so it stays behind anything that may still grow:
 
 - the last 64 characters of a non-final text (a card number, an IBAN or a phrase being typed);
-- the trailing run of non-space characters (a long token still arriving);
+- the trailing run of non-space characters (a long token still arriving), up to
+  ``STREAM_TOKEN_HOLD`` characters: text without spaces (CJK prose, a base64 blob) would
+  otherwise hold the watermark at its start for ever and every call would scan all of it;
 - an opened private-key block whose end line has not arrived;
 - any match that reaches past the point chosen by the rules above.
 
@@ -26,7 +28,14 @@ from dataclasses import dataclass
 from govcore._normalize import normalize
 from govcore.detect import Hit
 
-__all__ = ["STREAM_OVERLAP", "STREAM_TAIL", "STREAM_TRIGGER", "StreamStep", "stream_step"]
+__all__ = [
+    "STREAM_OVERLAP",
+    "STREAM_TAIL",
+    "STREAM_TOKEN_HOLD",
+    "STREAM_TRIGGER",
+    "StreamStep",
+    "stream_step",
+]
 
 STREAM_OVERLAP = 200
 """Characters before ``lastCheckedOffset`` scanned again (specification §4.7)."""
@@ -34,6 +43,9 @@ STREAM_TRIGGER = 200
 """New characters that trigger detection on a non-final call (specification §4.7)."""
 STREAM_TAIL = 64
 """Characters at the end of a non-final text whose matches may still grow."""
+STREAM_TOKEN_HOLD = 1024
+"""At most this many characters of a trailing run of non-space characters are held back: more
+than any built-in detector's match (an email address is at most 320 characters)."""
 
 _KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
 _KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
@@ -49,11 +61,11 @@ class StreamStep:
 
 
 def _trailing_run_start(text: str) -> int:
-    end = len(text)
-    index = end
-    while index > 0 and not text[index - 1].isspace():
-        index -= 1
-    return index
+    """Start of the run of non-space characters at the end, or ``STREAM_TOKEN_HOLD`` back."""
+    tail = text[-STREAM_TOKEN_HOLD:]
+    if not tail or tail[-1].isspace():
+        return len(text)
+    return len(text) - len(tail.rsplit(None, 1)[-1])  # split where str.isspace is true
 
 
 def _open_key_block(text: str, start: int) -> int | None:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.errors import InvalidRequestError
+from govcore.stream import STREAM_TOKEN_HOLD, STREAM_TRIGGER
 from tests.checks_support import (
     CHECK_KEY,
     SAMPLES,
@@ -86,7 +87,7 @@ def planted(draw: st.DrawFn) -> str:
         block = private_key_block(lines=draw(st.integers(1, 12)), width=draw(st.integers(8, 64)))
         header, body, footer = block.split("\n", 1)[0], *block.split("\n", 1)[1].rsplit("\n", 1)
         return "\n".join([header, _hide(body, positions, marks), footer])
-    length = draw(st.integers(65, 600))
+    length = draw(st.one_of(st.integers(65, 600), st.integers(1000, 2000)))
     token = "".join(draw(st.lists(st.sampled_from("abcdefxyz0123/_-"), min_size=3, max_size=3)))
     token = (token * length)[:length]
     if kind == "token-secret":
@@ -194,6 +195,34 @@ def test_stream_finds_a_long_private_key_whatever_its_header(header: str) -> Non
     text = f"Here is the key:\n{block}\nand some more text after it."
     assert _post_inference(text) == Counter({("secrets", block): 1})
     assert [(pid, matched) for pid, matched, _ in _stream(text, [50])] == [("secrets", block)]
+
+
+@pytest.mark.parametrize(
+    "filler",
+    ["数据保护政策适用于所有客户记录", "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkrLw"],
+    ids=["cjk", "base64"],
+)
+def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
+    """A stream with no spaces (CJK prose, a base64 blob) is not held back to its start, so each
+    call scans a bounded window, and its reports still equal one check of the whole text."""
+    text = (filler * 400)[:3000] + "&key=AKIAIOSFODNN7EXAMPLE&" + (filler * 400)[:3000]
+    text += " card 4111 1111 1111 1111 " + (filler * 400)[:3000]
+    watermark, sent, reported = 0, "", []
+    for start in range(0, len(text), 200):
+        sent = text[: start + 200]
+        final = len(sent) == len(text)
+        reply = CLIENT.check_output_stream(
+            {"sessionId": "s", "fullText": sent, "lastCheckedOffset": watermark, "isFinal": final}
+        )
+        if not final:
+            assert reply.watermark >= len(sent) - STREAM_TOKEN_HOLD - STREAM_TRIGGER
+        reported += [(v.policy_id, v.matched_text, v.offset) for v in reply.new_violations]
+        watermark = reply.watermark
+    assert Counter(reported) == _reference(text)
+    assert {matched for _, matched, _ in reported} == {
+        "AKIAIOSFODNN7EXAMPLE",
+        "4111 1111 1111 1111",
+    }
 
 
 def test_call_below_the_trigger_reports_nothing_and_keeps_the_watermark() -> None:
