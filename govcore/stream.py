@@ -11,7 +11,9 @@ position up to which every match is final, so it stays behind anything that may 
   ``STREAM_TOKEN_HOLD`` characters: text without spaces (CJK prose, a base64 blob) would
   otherwise hold the watermark at its start for ever and every call would scan all of it;
 - an opened private-key block whose end line has not arrived;
-- any match that reaches past the point chosen by the rules above.
+- any match that reaches past the point chosen by the rules above;
+
+the last two up to ``STREAM_MATCH_HOLD`` characters back.
 
 Every match therefore lies wholly before one watermark and wholly after the previous one, is
 reported exactly once, and is found in a window that starts before it, so the union of a
@@ -29,6 +31,7 @@ from govcore._normalize import normalize
 from govcore.detect import Hit
 
 __all__ = [
+    "STREAM_MATCH_HOLD",
     "STREAM_OVERLAP",
     "STREAM_TAIL",
     "STREAM_TOKEN_HOLD",
@@ -43,6 +46,9 @@ STREAM_TRIGGER = 200
 """New characters that trigger detection on a non-final call (specification §4.7)."""
 STREAM_TAIL = 64
 """Characters at the end of a non-final text whose matches may still grow."""
+STREAM_MATCH_HOLD = 16_384
+"""At most this many characters are held back for a match still growing at the end or a
+private-key block whose end line has not arrived (a 4096-bit RSA key is about 3,300)."""
 STREAM_TOKEN_HOLD = 1024
 """At most this many characters of a trailing run of non-space characters are held back: more
 than any built-in detector's match (an email address is at most 320 characters)."""
@@ -107,14 +113,17 @@ def stream_step(
         frontier = size
     else:
         frontier = min(size - STREAM_TAIL, _trailing_run_start(text))
-        opened = _open_key_block(text, scan_from)
+        # Nothing holds the watermark further back than STREAM_MATCH_HOLD, or a block that never
+        # ends would make every later call scan all of it again.
+        reach = size - STREAM_MATCH_HOLD
+        opened = _open_key_block(text, max(scan_from, reach))
         if opened is not None:
             frontier = min(frontier, opened)
         moved = True
         while moved:
             moved = False
             for hit in hits:
-                if hit.start < frontier < hit.end:
+                if hit.start < frontier < hit.end and hit.start >= reach:
                     frontier = hit.start
                     moved = True
         frontier = max(frontier, last_checked)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.errors import InvalidRequestError
-from govcore.stream import STREAM_TOKEN_HOLD, STREAM_TRIGGER
+from govcore.stream import STREAM_MATCH_HOLD, STREAM_TOKEN_HOLD, STREAM_TRIGGER
 from tests.checks_support import (
     CHECK_KEY,
     SAMPLES,
@@ -223,6 +223,24 @@ def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
         "AKIAIOSFODNN7EXAMPLE",
         "4111 1111 1111 1111",
     }
+
+
+def test_a_key_block_that_never_ends_holds_the_watermark_only_so_far() -> None:
+    """An opened private-key block holds the watermark at its header while a key could still
+    be arriving, then no more than STREAM_MATCH_HOLD characters back."""
+    text = "intro -----BEGIN RSA PRIVATE KEY-----\n" + "MIIEow KCAQEA 4111 1111 1111 1111\n" * 1500
+    header = text.index("-----BEGIN")
+    watermarks = []
+    watermark = 0
+    for end in range(200, len(text), 200):
+        reply = CLIENT.check_output_stream(
+            {"sessionId": "s", "fullText": text[:end], "lastCheckedOffset": watermark}
+        )
+        watermark = reply.watermark
+        watermarks.append((end, watermark))
+    assert all(w <= header for end, w in watermarks if end < header + STREAM_MATCH_HOLD)
+    assert all(w >= end - STREAM_MATCH_HOLD - 200 for end, w in watermarks)
+    assert watermarks[-1][1] > header
 
 
 def test_call_below_the_trigger_reports_nothing_and_keeps_the_watermark() -> None:
