@@ -375,10 +375,10 @@ def latency_section(seed: int, quick: bool) -> None:
         ],
         "message": corpus.generate_turn(rng, size_bytes=1000)[:1000],
     }
-    for label, args in (("no PII", plain_arguments), ("PII in most strings", arguments)):
+    for label, args in (("no PII", plain_arguments), ("PII-dense", arguments)):
         rows.append(
             (
-                f"tool-call check, ~3.5 KB of arguments, {label}",
+                f"tool-call check, 3.5 KB of arguments, {label}",
                 measure(
                     lambda a=args: client.check_tool_call(
                         {"sessionId": "b", "toolName": "send_email", "arguments": a}
