@@ -14,8 +14,9 @@ same run on the same texts:
 4. a whole 100 KB stream in 200-character chunks against one post-inference of the same text and
    against a naive loop that re-scans the whole text on every call.
 
-Memory is the peak of Python allocations (tracemalloc) during one extra call, traced apart from
-the timed calls. Each table also prints the median time of a fixed pure-Python loop, measured
+Cases compared in one table are timed in turns (one call of each per round, the order rotating),
+except the slow Python ``re`` and naive-stream baselines, which run apart. Memory is the peak of
+Python allocations (tracemalloc) during one extra call, traced apart from the timed calls. Each table also prints the median time of a fixed pure-Python loop, measured
 when the table is printed: this shared VM has phases in which everything runs up to twice as
 slowly, and that figure shows which phase a table was measured in.
 """
@@ -33,7 +34,7 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,30 +139,47 @@ def make_governance(rule_count: int, seed: int) -> govcore.Governance:
 
 
 def measure(run: Callable[[], object], *, repeat: int, warmup: int = 2) -> dict[str, float]:
-    """Median, p95, p99 (ms), throughput (ops/s) and peak Python memory (MB) of ``run``.
+    """Median, p95, p99 (ms), throughput (ops/s) and peak Python memory (MB) of ``run``."""
+    return measure_together([run], repeat=repeat, warmup=warmup)[0]
 
-    Times are taken without tracing; the memory peak comes from one more, traced, call
+
+def measure_together(
+    runs: Sequence[Callable[[], object]], *, repeat: int, warmup: int = 2
+) -> list[dict[str, float]]:
+    """:func:`measure` for several callables timed in turns, one call of each per round and the
+    order rotating every round, so a slow phase of the machine falls on all of them alike and
+    their ratios hold.
+
+    Times are taken without tracing; each memory peak comes from one more, traced, call
     (tracemalloc slows allocation-heavy code several times, so it never runs while timing).
     """
     for _ in range(warmup):
+        for run in runs:
+            run()
+    times: list[list[float]] = [[] for _ in runs]
+    for round_number in range(repeat):
+        shift = round_number % len(runs)
+        for index in [*range(shift, len(runs)), *range(shift)]:
+            started = time.perf_counter()
+            runs[index]()
+            times[index].append(time.perf_counter() - started)
+    results = []
+    for run, taken in zip(runs, times, strict=True):
+        tracemalloc.start()
         run()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    tracemalloc.start()
-    run()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    times.sort()
-    return {
-        "median": statistics.median(times) * 1000,
-        "p95": times[min(len(times) - 1, int(len(times) * 0.95))] * 1000,
-        "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
-        "ops": 1 / statistics.mean(times),
-        "mb": peak / 2**20,
-    }
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        taken.sort()
+        results.append(
+            {
+                "median": statistics.median(taken) * 1000,
+                "p95": taken[min(len(taken) - 1, int(len(taken) * 0.95))] * 1000,
+                "p99": taken[min(len(taken) - 1, int(len(taken) * 0.99))] * 1000,
+                "ops": 1 / statistics.mean(taken),
+                "mb": peak / 2**20,
+            }
+        )
+    return results
 
 
 def reference_loop_ms() -> float:
@@ -266,17 +284,24 @@ def presidio_runner() -> Callable[[str], int] | None:
 def throughput_section(seed: int, quick: bool) -> None:
     text = make_text(200_000 if quick else 1_000_000, seed)
     size_mb = len(text.encode()) / 2**20
+    counts = (10, 100, 1000, 5000)
+    policies_of = {count: make_policies(count, seed) for count in counts}
+    scanners = []
+    for count in counts:
+        docs = [PolicyDocument.model_validate(p) for p in policies_of[count]]
+        scanners.append(compile_rules((p, r) for p in docs for r in p.detect))
+    measured = measure_together(
+        [lambda s=scanner: s.scan(text) for scanner in scanners],
+        repeat=3 if quick else 9,
+        warmup=1,
+    )
     rows = []
-    for count in (10, 100, 1000, 5000):
-        policies = make_policies(count, seed)
-        docs = [PolicyDocument.model_validate(p) for p in policies]
-        scanner = compile_rules((p, r) for p in docs for r in p.detect)
-        m = measure(lambda s=scanner: s.scan(text), repeat=3 if quick else 9, warmup=1)
+    for count, m in zip(counts, measured, strict=True):
         rows.append(
             (f"govcore scan, {count} rules", m, f"{size_mb / (m['median'] / 1000):.1f} MB/s")
         )
         if count in (10, 1000, 5000) and not quick:
-            baseline = python_re_alternation(policies)
+            baseline = python_re_alternation(policies_of[count])
             sample = text[:100_000]
             mb = measure(lambda b=baseline, t=sample: b(t), repeat=2, warmup=0)
             rate = len(sample.encode()) / 2**20 / (mb["median"] / 1000)
@@ -294,27 +319,18 @@ def presidio_section(seed: int, quick: bool) -> None:
     text = make_text(10_000, seed + 1)
     gov = make_governance(len(PII_KINDS), seed)
     client = gov.client(KEY)
-    rows = [
-        (
-            "govcore post-inference (7 PII detectors, redaction)",
-            measure(
-                lambda: client.post_inference({"sessionId": "b", "output": text}),
-                repeat=50 if quick else 200,
-            ),
-            "10 KB",
-        )
-    ]
     presidio = presidio_runner()
     if presidio is None:
         print("\n2. Presidio not installed (pip install -e '.[bench]'): comparison skipped")
         return
-    rows.append(
-        (
-            "  baseline: Presidio recognizers + anonymizer",
-            measure(lambda: presidio(text), repeat=5 if quick else 20),
-            "10 KB, same entities",
-        )
+    ours, theirs = measure_together(
+        [lambda: client.post_inference({"sessionId": "b", "output": text}), lambda: presidio(text)],
+        repeat=10 if quick else 40,
     )
+    rows = [
+        ("govcore post-inference (7 PII detectors, redaction)", ours, "10 KB"),
+        ("  baseline: Presidio recognizers + anonymizer", theirs, "10 KB, same entities"),
+    ]
     ratio = rows[1][1]["median"] / rows[0][1]["median"]
     table(f"2. PII detection and redaction, 10 KB (Presidio / govcore = {ratio:.0f}x)", rows)
 
@@ -325,15 +341,6 @@ def latency_section(seed: int, quick: bool) -> None:
     output = make_text(4096, seed + 2)
     long_text = make_text(100_000, seed + 3)
     repeat = 200 if quick else 1000
-    rows = [
-        (
-            "post-inference, 4 KB output",
-            measure(
-                lambda: client.post_inference({"sessionId": "b", "output": output}), repeat=repeat
-            ),
-            "target p50 < 1 ms",
-        ),
-    ]
     # One stream call on a 200-character increment, somewhere inside a long output.
     offsets = list(range(20_000, 90_000, 200))
     position = [0]
@@ -350,13 +357,6 @@ def latency_section(seed: int, quick: bool) -> None:
             }
         )
 
-    rows.append(
-        (
-            "stream call, 200-character increment",
-            measure(stream_call, repeat=repeat),
-            "target p50 < 0.3 ms",
-        )
-    )
     arguments = {
         "order_id": "NW48213307",
         "amount": 120.5,
@@ -375,19 +375,26 @@ def latency_section(seed: int, quick: bool) -> None:
         ],
         "message": corpus.generate_turn(rng, size_bytes=1000)[:1000],
     }
+    cases: list[tuple[str, Callable[[], object], str]] = [
+        (
+            "post-inference, 4 KB output",
+            lambda: client.post_inference({"sessionId": "b", "output": output}),
+            "target p50 < 1 ms",
+        ),
+        ("stream call, 200-character increment", stream_call, "target p50 < 0.3 ms"),
+    ]
     for label, args in (("no PII", plain_arguments), ("PII-dense", arguments)):
-        rows.append(
+        cases.append(
             (
                 f"tool-call check, 3.5 KB of arguments, {label}",
-                measure(
-                    lambda a=args: client.check_tool_call(
-                        {"sessionId": "b", "toolName": "send_email", "arguments": a}
-                    ),
-                    repeat=repeat,
+                lambda a=args: client.check_tool_call(
+                    {"sessionId": "b", "toolName": "send_email", "arguments": a}
                 ),
                 "target p50 < 0.3 ms",
             )
         )
+    measured = measure_together([run for _, run, _ in cases], repeat=repeat)
+    rows = [(name, m, note) for (name, _, note), m in zip(cases, measured, strict=True)]
     table("3. Latency through the typed client (1,000 rules)", rows)
 
 
@@ -418,10 +425,11 @@ def stream_section(seed: int, quick: bool) -> None:
         for end in range(200, len(text) + 200, 200):
             scanner_scan(text[:end])
 
-    one = measure(
-        lambda: client.post_inference({"sessionId": "b", "output": text}), repeat=5 if quick else 20
+    one, stream = measure_together(
+        [lambda: client.post_inference({"sessionId": "b", "output": text}), whole_stream],
+        repeat=2 if quick else 7,
+        warmup=1,
     )
-    stream = measure(whole_stream, repeat=1 if quick else 3, warmup=0)
     naive = measure(naive_stream, repeat=1, warmup=0)
     rows = [
         ("one post-inference of the 100 KB text", one, ""),
