@@ -139,9 +139,8 @@ def test_equal_severity_overlap_prefers_the_earliest_match() -> None:
         assert redact(OVERLAP_TEXT, scanner.scan(OVERLAP_TEXT)) == "my <W> please"
 
 
-def test_post_inference_redaction_takes_the_most_severe_replacement() -> None:
-    """Through post-inference the overlap is redacted with the most severe policy's text."""
-    policies = _overlap_policies({"wide": 1, "card": 5, "word": 3})
+def _checking_client(policies: list[dict[str, Any]]) -> govcore.GovernanceClient:
+    """A client of one tenant with ``policies`` and post-inference checking allowed."""
     config = {
         "tenants": {"t": {"policies": policies}},
         "keys": [
@@ -152,7 +151,13 @@ def test_post_inference_redaction_takes_the_most_severe_replacement() -> None:
             }
         ],
     }
-    client = govcore.Governance.from_config(config).client("gk_test_overlap_000001")
+    return govcore.Governance.from_config(config).client("gk_test_overlap_000001")
+
+
+def test_post_inference_redaction_takes_the_most_severe_replacement() -> None:
+    """Through post-inference the overlap is redacted with the most severe policy's text."""
+    policies = _overlap_policies({"wide": 1, "card": 5, "word": 3})
+    client = _checking_client(policies)
     verdict = client.post_inference({"sessionId": "s", "output": OVERLAP_TEXT})
     assert verdict.suggested_redaction == "my <C> please"
     assert sorted(v.policy_id for v in verdict.violations) == ["card", "wide", "word"]
@@ -164,17 +169,7 @@ def test_replacement_text_is_not_redacted_again() -> None:
         policy("card-data", severity=5, enforcement="fix", detect=[{"pii": "credit_card"}]),
         policy("card-talk", severity=2, detect=[{"terms": ["card number"]}]),
     ]
-    config = {
-        "tenants": {"t": {"policies": policies}},
-        "keys": [
-            {
-                "key": "gk_test_overlap_000001",
-                "tenant": "t",
-                "settings": {"post_inference_checking": "allowed"},
-            }
-        ],
-    }
-    client = govcore.Governance.from_config(config).client("gk_test_overlap_000001")
+    client = _checking_client(policies)
     output = "Your card number is 4111 1111 1111 1111."
     verdict = client.post_inference({"sessionId": "s", "output": output})
     assert [v.enforcement_text for v in verdict.violations] == [
