@@ -12,7 +12,9 @@ same run on the same texts:
 3. latencies through the typed client: post-inference of 4 KB, one stream call on a 200-character
    increment, a tool-call check;
 4. a whole 100 KB stream in 200-character chunks against one post-inference of the same text and
-   against a naive loop that re-scans the whole text on every call.
+   against a naive loop that re-scans the whole text on every call, with and without the
+   request pipeline (the "core" rows call the pure functions the endpoints call);
+5. the same ratio at 25 KB, 100 KB and 400 KB: it stays flat when the stream is linear.
 
 Cases compared in one table are timed in turns (one call of each per round, the order rotating),
 except the slow Python ``re`` and naive-stream baselines, which run apart. Memory is the peak of
@@ -45,9 +47,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402
 
 import govcore  # noqa: E402
-from govcore.detect import compile_rules  # noqa: E402
+from govcore.detect import Hit, Scanner, compile_rules  # noqa: E402
 from govcore.pii import DETECTORS  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
+from govcore.stream import stream_step  # noqa: E402
+from govcore.violations import output_violations, redact, stream_violations  # noqa: E402
 
 KEY = "gk_bench_checks_0001"
 PII_KINDS = ("email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret")
@@ -401,63 +405,144 @@ def latency_section(seed: int, quick: bool) -> None:
 def stream_section(seed: int, quick: bool) -> None:
     gov = make_governance(1000, seed)
     client = gov.client(KEY)
-    text = make_text(100_000, seed + 4)
-    scanner_scan = gov._tenants["bench"].scanner.scan  # the naive baseline's own scan
+    text = make_text(25_000 if quick else 100_000, seed + 4)
+    scanner = gov._tenants["bench"].scanner
+    repeat = 2 if quick else 7
 
-    def whole_stream() -> None:
-        watermark = 0
-        for end in range(200, len(text) + 200, 200):
-            final = end >= len(text)
-            reply = client.check_output_stream(
-                {
-                    "sessionId": "b",
-                    "fullText": text[:end],
-                    "lastCheckedOffset": watermark,
-                    "isFinal": final,
-                }
-            )
-            watermark = reply.watermark
+    naive = measure(lambda: naive_stream(scanner, text), repeat=1, warmup=0)
+    one, whole, calls_only, core_one, core_whole, core_calls = measure_together(
+        [
+            lambda: client.post_inference({"sessionId": "b", "output": text}),
+            lambda: client_stream(client, text, finalize=True),
+            lambda: client_stream(client, text, finalize=False),
+            lambda: core_check(scanner, text),
+            lambda: core_stream(scanner, text, finalize=True),
+            lambda: core_stream(scanner, text, finalize=False),
+        ],
+        repeat=repeat,
+        warmup=1,
+    )
+    scanned = core_stream(scanner, text, finalize=False)
+    rows = [
+        ("one post-inference of the text", one, f"{len(text) // 1000} KB"),
+        ("whole stream, 200-character chunks, + finalize", whole, ratio(whole, one, "<= 3x")),
+        ("  the stream calls alone (finalize omitted)", calls_only, ratio(calls_only, one)),
+        ("core of one check: scan, violations, redaction", core_one, "no request pipeline"),
+        ("core of the stream + the final check", core_whole, ratio(core_whole, core_one)),
+        (
+            "  core of the stream calls alone",
+            core_calls,
+            f"{ratio(core_calls, core_one)}, windows hold {scanned / len(text):.2f}x the text",
+        ),
+        ("  baseline: re-scan everything on every call", naive, ratio(naive, one)),
+    ]
+    table(f"4. A {len(text) // 1000} KB output streamed in 200-character chunks", rows)
+
+    # The ratio stays put as the text grows: the stream's cost is linear in the text.
+    sizes = (10_000, 25_000) if quick else (25_000, 100_000, 400_000)
+    rows = []
+    for size in sizes:
+        sample = make_text(size, seed + 5)
+        one, whole = measure_together(
+            [
+                lambda sample=sample: client.post_inference({"sessionId": "b", "output": sample}),
+                lambda sample=sample: client_stream(client, sample, finalize=True),
+            ],
+            repeat=repeat,
+            warmup=1,
+        )
+        rows.append((f"one post-inference, {size // 1000} KB", one, ""))
+        rows.append((f"  whole stream + finalize, {size // 1000} KB", whole, ratio(whole, one)))
+    table("5. The stream's cost as the output grows (flat ratio: no quadratic re-scanning)", rows)
+
+
+def ratio(measured: dict[str, float], reference: dict[str, float], target: str = "") -> str:
+    note = f"{measured['median'] / reference['median']:.1f}x one check"
+    return f"{note} (target {target})" if target else note
+
+
+def client_stream(client: govcore.GovernanceClient, text: str, *, finalize: bool) -> None:
+    """Stream ``text`` in 200-character chunks through the typed client, as a caller would."""
+    watermark = 0
+    for end in range(200, len(text) + 200, 200):
+        reply = client.check_output_stream(
+            {
+                "sessionId": "b",
+                "fullText": text[:end],
+                "lastCheckedOffset": watermark,
+                "isFinal": end >= len(text),
+            }
+        )
+        watermark = reply.watermark
+    if finalize:
         client.finalize_output(
             {"sessionId": "b", "fullText": text, "lastCheckedOffset": watermark, "isFinal": True}
         )
 
-    def naive_stream() -> None:
-        for end in range(200, len(text) + 200, 200):
-            scanner_scan(text[:end])
 
-    one, stream = measure_together(
-        [lambda: client.post_inference({"sessionId": "b", "output": text}), whole_stream],
-        repeat=2 if quick else 7,
-        warmup=1,
-    )
-    naive = measure(naive_stream, repeat=1, warmup=0)
-    rows = [
-        ("one post-inference of the 100 KB text", one, ""),
-        (
-            "whole stream, 200-character chunks, + finalize",
-            stream,
-            f"{stream['median'] / one['median']:.1f}x one check (target <= 3x)",
-        ),
-        (
-            "  baseline: re-scan everything on every call",
-            naive,
-            f"{naive['median'] / one['median']:.0f}x one check",
-        ),
-    ]
-    table("4. A 100 KB output streamed in 200-character chunks", rows)
+def core_check(scanner: Scanner, text: str) -> None:
+    """The pure part of one post-inference check: what remains without the request pipeline."""
+    hits = scanner.scan(text)
+    output_violations(text, hits)
+    redact(text, hits, scanner)
+
+
+def core_stream(scanner: Scanner, text: str, *, finalize: bool) -> int:
+    """The pure part of a stream: the window logic and detection of every call, then the final
+    check. Returns how many characters the calls' windows held."""
+    watermark = 0
+    held = 0
+
+    def scan(window_text: str, start: int) -> Sequence[Hit]:
+        nonlocal held
+        held += len(window_text) - start
+        return scanner.scan(window_text, start)
+
+    for end in range(200, len(text) + 200, 200):
+        partial = text[:end]
+        step = stream_step(partial, watermark, end >= len(text), scan)
+        stream_violations(partial, step.hits)
+        watermark = step.watermark
+    if finalize:
+        core_check(scanner, text)
+    return held
+
+
+def naive_stream(scanner: Scanner, text: str) -> None:
+    """Baseline: every call scans the whole text received so far."""
+    for end in range(200, len(text) + 200, 200):
+        scanner.scan(text[:end])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--only",
+        choices=sorted(SECTIONS),
+        action="append",
+        help="run only this section (repeatable); all of them by default",
+    )
     args = parser.parse_args()
-    print(f"python benchmarks/bench_checks.py{' --quick' if args.quick else ''} --seed {args.seed}")
+    chosen = args.only or list(SECTIONS)
+    options = "".join(f" --only {name}" for name in args.only or ())
+    print(
+        f"python benchmarks/bench_checks.py{' --quick' if args.quick else ''}{options} "
+        f"--seed {args.seed}"
+    )
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
-    throughput_section(args.seed, args.quick)
-    presidio_section(args.seed, args.quick)
-    latency_section(args.seed, args.quick)
-    stream_section(args.seed, args.quick)
+    for name in SECTIONS:
+        if name in chosen:
+            SECTIONS[name](args.seed, args.quick)
+
+
+SECTIONS: dict[str, Callable[[int, bool], None]] = {
+    "throughput": throughput_section,
+    "presidio": presidio_section,
+    "latency": latency_section,
+    "stream": stream_section,
+}
 
 
 if __name__ == "__main__":
