@@ -190,7 +190,39 @@ def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return start, end, 1.0
 
 
+# Scripts written without spaces between words: Thai, Lao, Khmer, Hiragana, Katakana, Han
+# (with its extensions and compatibility block) and Hangul syllables. Prose in them runs straight
+# into an address ("请联系jane@example.com谢谢"), and the email pattern, which accepts Unicode
+# letters, would take the words with it.
+_SPACELESS_LETTERS = re.compile(
+    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+)
+
+
+def _unglued(candidate: str) -> tuple[int, int]:
+    """The part of ``candidate`` that is the address when it mixes an ASCII address with
+    letters of a script written without spaces: the local part starts after the last such
+    letter, the domain ends before the first one that follows its last dot."""
+    first, last = 0, len(candidate)
+    if candidate.isascii():
+        return first, last
+    at = candidate.rfind("@")
+    local, domain = candidate[:at], candidate[at + 1 :]
+    glued = [m.end() for m in _SPACELESS_LETTERS.finditer(local)]
+    # Cut only where an ASCII local part remains: "用户@例子.广告" is an address as it is.
+    if glued and glued[-1] < at and local[glued[-1] :].isascii() and not local.startswith('"'):
+        first = glued[-1]
+    dot = domain.rfind(".")
+    tail = _SPACELESS_LETTERS.search(domain, dot + 1)
+    if tail is not None and domain[: tail.start()].isascii() and tail.start() > dot + 2:
+        last = at + 1 + tail.start()
+    return first, last
+
+
 def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    cut_start, cut_end = _unglued(text[start:end])
+    start, end = start + cut_start, start + cut_end
     local, _, domain = text[start:end].rpartition("@")
     if len(local) > 64 or len(domain) > 255:
         return None

@@ -215,6 +215,25 @@ def test_non_emails_are_not_found(text: str) -> None:
     assert found(EMAIL, text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "email"),
+    [
+        ("请联系jane@example.com谢谢", "jane@example.com"),
+        ("请联系jane.doe@mail.example.co.uk。谢谢", "jane.doe@mail.example.co.uk"),
+        ("メールはtaro@example.jpまで", "taro@example.jp"),
+        ("연락처john@example.com입니다", "john@example.com"),
+        ("ติดต่อsomchai@example.co.thครับ", "somchai@example.co.th"),
+        ("用户@例子.广告", "用户@例子.广告"),
+        ("请联系用户@例子.广告", "请联系用户@例子.广告"),
+    ],
+)
+def test_email_glued_to_spaceless_script_is_cut_at_the_script_change(text: str, email: str) -> None:
+    """Chinese, Japanese, Korean or Thai prose runs into an address without a space; the words
+    are not part of the address, so they are neither reported nor redacted. An address wholly in
+    such a script cannot be told from its neighbours and is kept whole."""
+    assert found(EMAIL, text) == [email]
+
+
 def test_email_with_ipv6_literal_domain_is_found() -> None:
     """An RFC 5321 IPv6 address literal (`user@[IPv6:2001:db8::1]`) is an IP-literal email."""
     email = "user@[IPv6:2001:db8::1]"
