@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from govcore._suggest import unknown_field, wire_names_at
 from govcore.errors import FieldProblem, InvalidRequestError
 
 __all__ = ["check_size", "parse_json_body", "validate_request"]
@@ -81,7 +82,7 @@ def validate_request(model: type[M], payload: M | Mapping[str, Any]) -> M:
     try:
         return model.model_validate(payload, by_alias=True, by_name=False)
     except ValidationError as exc:
-        details = [_detail(error) for error in exc.errors(include_url=False)]
+        details = [_detail(model, error) for error in exc.errors(include_url=False)]
         summary = "; ".join(f"{d.field}: {d.message}" for d in details[:5])
         more = f" (and {len(details) - 5} more)" if len(details) > 5 else ""
         raise InvalidRequestError(f"invalid request: {summary}{more}", details) from None
@@ -100,7 +101,7 @@ def check_size(field: str, text: str, limit: int) -> None:
         )
 
 
-def _detail(error: Mapping[str, Any]) -> FieldProblem:
+def _detail(model: type[BaseModel], error: Mapping[str, Any]) -> FieldProblem:
     field = _wire_path(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
@@ -108,7 +109,7 @@ def _detail(error: Mapping[str, Any]) -> FieldProblem:
         if "tenant" in name.lower():
             reason = "a tenant is never sent in a request: it comes from the API key"
         else:
-            reason = "unknown field"
+            reason = unknown_field(name, wire_names_at(model, error["loc"]))
     elif kind == "missing":
         reason = "required"
     else:

@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from govcore._suggest import unknown_field, wire_names_at
 from govcore._text import words_of
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
@@ -190,14 +191,14 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
 
     for name in raw:
         if name not in _TOP_LEVEL:
-            problems.append(ConfigProblem(place(str(name)), "unknown field"))
+            problems.append(ConfigProblem(place(str(name)), unknown_field(str(name), _TOP_LEVEL)))
 
     settings = GovernanceSettings()
     if raw.get("settings") is not None:
         try:
             settings = GovernanceSettings.model_validate(raw["settings"])
         except ValidationError as exc:
-            problems.extend(_problems(exc, place("settings")))
+            problems.extend(_problems(exc, place("settings"), GovernanceSettings))
 
     tenants: dict[str, PolicySet] = {}
     raw_tenants = raw.get("tenants")
@@ -230,7 +231,9 @@ def _load_tenant(
         return None
     for name in tenant:
         if name != "policies":
-            problems.append(ConfigProblem(f"{where}.{name}", "unknown field"))
+            problems.append(
+                ConfigProblem(f"{where}.{name}", unknown_field(str(name), ["policies"]))
+            )
     source = tenant.get("policies")
     sourced: list[tuple[str, Any]] = []  # (place, raw document)
     if source is None:
@@ -256,7 +259,7 @@ def _load_tenant(
         try:
             policy = PolicyDocument.model_validate(doc)
         except ValidationError as exc:
-            problems.extend(_problems(exc, label))
+            problems.extend(_problems(exc, label, PolicyDocument))
             failed = True
             continue
         if policy.id in first_place:
@@ -321,7 +324,7 @@ def _load_keys(
         try:
             key = KeyConfig.model_validate(raw_key)
         except ValidationError as exc:
-            problems.extend(_problems(exc, key_place))
+            problems.extend(_problems(exc, key_place, KeyConfig))
             continue
         if key.tenant not in tenants:
             problems.append(ConfigProblem(f"{key_place}.tenant", f"unknown tenant {key.tenant!r}"))
@@ -355,11 +358,14 @@ def _read_document(path: Path) -> Any:
         raise ConfigError([ConfigProblem(str(path), f"invalid YAML{at}: {problem}")]) from None
 
 
-def _problems(exc: ValidationError, where: str) -> list[ConfigProblem]:
+def _problems(exc: ValidationError, where: str, model: type[BaseModel]) -> list[ConfigProblem]:
     found = []
     for error in exc.errors(include_url=False):
         field = _dotted(error["loc"])
-        message = _reason(error)
+        if error["type"] == "extra_forbidden" and error["loc"]:
+            message = unknown_field(str(error["loc"][-1]), wire_names_at(model, error["loc"]))
+        else:
+            message = _reason(error)
         location = f"{where}: {field}" if field else where
         found.append(ConfigProblem(location, message))
     return found

@@ -175,3 +175,29 @@ def test_from_config_raises_config_error() -> None:
         govcore.Governance.from_config({"tenants": "nope"})
     assert isinstance(caught.value, govcore.GovcoreError)
     assert "tenants" in str(caught.value)
+
+
+def test_unknown_fields_name_the_field_probably_meant() -> None:
+    """A misspelt field is refused with the known field it is closest to, at every level."""
+    raw = config()
+    raw["setting"] = {}
+    raw["tenants"]["acme"]["policy"] = []
+    raw["tenants"]["acme"]["policies"] = [
+        policy("p1", enforcment="fix"),
+        policy("p2", detect=[{"pii": "email", "confidense": 0.5}]),
+        policy("p3", tools=[{"tool": "send_*", "argumnet": "to", "max": 3}]),
+    ]
+    raw["keys"][0]["scope"] = ["governance:read"]
+    text = "\n".join(_problems(raw))
+    assert "setting: unknown field (did you mean 'settings'?)" in text
+    assert "acme.policy: unknown field (did you mean 'policies'?)" in text
+    assert "(policy 'p1'): enforcment: unknown field (did you mean 'enforcement'?)" in text
+    assert "detect[0].confidense: unknown field (did you mean 'confidence'?)" in text
+    assert "tools[0].argumnet: unknown field (did you mean 'argument'?)" in text
+    assert "keys[0]: scope: unknown field (did you mean 'scopes'?)" in text
+
+
+def test_unknown_field_far_from_every_known_one_has_no_suggestion() -> None:
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [policy("p1", colour="red")]
+    assert any(p.endswith("colour: unknown field") for p in _problems(raw))

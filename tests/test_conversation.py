@@ -336,6 +336,46 @@ def test_invalid_turn_requests_name_the_field(
     assert field in [d.field for d in caught.value.details]
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "meant"),
+    [
+        ({"session_id": "s", "turn": {"role": "user", "content": "x"}}, "session_id", "sessionId"),
+        ({"sessionId": "s", "turn": {"role": "user", "contnet": "x"}}, "turn.contnet", "content"),
+        (
+            {"sessionId": "s", "turn": {"role": "user", "content": "x"}, "checkOuput": True},
+            "checkOuput",
+            "checkOutput",
+        ),
+        (
+            {
+                "sessionId": "s",
+                "turn": {"role": "user", "content": "x"},
+                "endUserContext": {"atributes": {}},
+            },
+            "endUserContext.atributes",
+            "attributes",
+        ),
+    ],
+)
+def test_misspelt_request_fields_name_the_field_probably_meant(
+    client: govcore.GovernanceClient, body: dict[str, object], field: str, meant: str
+) -> None:
+    """An unknown field close to a known one of the same object says which was probably meant;
+    snake_case for the wire's camelCase is the common case."""
+    with pytest.raises(govcore.InvalidRequestError) as caught:
+        client.record_turn(body)
+    reasons = {d.field: d.message for d in caught.value.details}
+    assert reasons[field] == f"unknown field (did you mean {meant!r}?)"
+
+
+def test_unknown_request_field_unlike_any_known_one_has_no_suggestion(
+    client: govcore.GovernanceClient,
+) -> None:
+    with pytest.raises(govcore.InvalidRequestError) as caught:
+        client.record_turn({"sessionId": "s", "turn": {"role": "user", "content": "x"}, "zz": 1})
+    assert {d.field: d.message for d in caught.value.details} == {"zz": "unknown field"}
+
+
 def test_configured_synonyms_reach_retrieval(clock: FakeClock) -> None:
     """A synonyms setting makes a company's own phrasing select the policy it means."""
     phrase = "Where is my parcel? It says out for delivery since Monday."

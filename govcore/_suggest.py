@@ -1,0 +1,86 @@
+"""Suggestions for misspelt field names in error messages: "unknown field (did you mean ...?)".
+
+Requests and configurations refuse unknown fields, and the most common unknown field is a known
+one spelt a little differently: ``session_id`` for ``sessionId``, ``enforcment``, ``tenant`` for
+``tenants``. Naming the field that was probably meant saves a round trip to the documentation.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from rapidfuzz import fuzz, process
+
+__all__ = ["closest_name", "unknown_field", "wire_names_at"]
+
+_MIN_SIMILARITY = 70
+"""rapidfuzz's ``ratio`` (0 to 100) a candidate needs: two or three letters off a name of eight,
+or a plural for a singular ("policy" for "policies" scores 71)."""
+
+
+def _fold(name: str) -> str:
+    """``session_id``, ``sessionId`` and ``SESSION-ID`` fold alike."""
+    return name.replace("_", "").replace("-", "").casefold()
+
+
+def closest_name(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` most likely stands for, or None when none is close enough."""
+    folded = {_fold(candidate): candidate for candidate in candidates}
+    key = _fold(name)
+    if not key or not folded:
+        return None
+    if key in folded:
+        return folded[key]
+    match = process.extractOne(key, folded, scorer=fuzz.ratio, score_cutoff=_MIN_SIMILARITY)
+    return None if match is None else folded[match[2]]
+
+
+def unknown_field(name: str, candidates: Iterable[str]) -> str:
+    """The reason given for an unknown field, with the field probably meant when there is one."""
+    meant = closest_name(name, candidates)
+    return "unknown field" if meant is None else f"unknown field (did you mean {meant!r}?)"
+
+
+def wire_names_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The field names accepted where the last element of pydantic's ``loc`` sits.
+
+    ``loc`` runs from ``model`` through nested models, list indices and pydantic's names for
+    union members and validators (which match no field and are stepped over).
+    """
+    current: type[BaseModel] = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = _field(current, part)
+        if field is None:
+            continue
+        nested = _model_in(field.annotation)
+        if nested is None:
+            return []
+        current = nested
+    return [field.alias or name for name, field in current.model_fields.items()]
+
+
+def _field(model: type[BaseModel], part: str) -> Any:
+    for name, field in model.model_fields.items():
+        if part in (name, field.alias):
+            return field
+    return None
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model inside an annotation such as ``list[Rule] | None`` or ``Annotated[Rule, ...]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin is None and not isinstance(annotation, types.UnionType):
+        return None
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
