@@ -4,7 +4,9 @@ Detection runs on a normalised copy of the text so that cheap evasions do not wo
 (full-width digits and letters, ligatures, compatibility forms become their plain forms) and
 removal of what NFKC keeps but a reader does not see: format characters (category Cf:
 zero-width spaces and joiners, soft hyphens, word joiners, bidi controls, tag characters, the
-byte-order mark) and variation selectors. Letters keep their case: patterns match
+byte-order mark), variation selectors and the other default-ignorable characters (the
+combining grapheme joiner, Hangul fillers). Unicode hyphens and dashes read as ``-``. Letters keep
+their case: patterns match
 case-insensitively (RE2's Unicode case folding), terms on a lower-cased copy, and detectors that
 care about case (an AWS key) can still see it. Violations always report offsets and text of
 the original, so the map from normalised to original positions is part of the result.
@@ -23,13 +25,32 @@ __all__ = ["NormalizedText", "normalize"]
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
+# Unicode's default-ignorable code points that are not format characters (Cf): the combining
+# grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the Mongolian free variation
+# selectors and the variation selectors. A reader does not see them, so they would split a number
+# or a word for a detector. (The Hangul fillers are also what NFKC maps U+3164 and U+FFA0 to.)
+_INVISIBLE_RANGES = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
+)
+# Every Unicode hyphen and dash NFKC leaves alone reads as "-" ("risk\u2011free", a phone number
+# with non-breaking hyphens): one character for one, so offsets do not move.
+_DASHES = str.maketrans(dict.fromkeys([*range(0x2010, 0x2016), 0x2212], "-"))
+
+
 @lru_cache(maxsize=65536)
 def _fold(char: str) -> str:
     """What one non-ASCII character becomes: '' when invisible, else its NFKC form."""
     code = ord(char)
-    if unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:
+    if unicodedata.category(char) == "Cf" or any(lo <= code <= hi for lo, hi in _INVISIBLE_RANGES):
         return ""
-    return unicodedata.normalize("NFKC", char)
+    return unicodedata.normalize("NFKC", char).translate(_DASHES)
 
 
 @dataclass(frozen=True, slots=True)

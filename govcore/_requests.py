@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -59,7 +60,10 @@ def parse_json_body(body: bytes | str | None, *, max_bytes: int) -> dict[str, An
         reason = f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
         raise InvalidRequestError.for_field("body", reason) from None
     except ValueError as exc:
-        raise InvalidRequestError.for_field("body", str(exc)) from None
+        reason = str(exc)
+        if "integer string conversion" in reason:  # Python's guard against huge integers
+            reason = f"holds a number of more than {sys.get_int_max_str_digits()} digits"
+        raise InvalidRequestError.for_field("body", reason) from None
     except RecursionError:
         raise InvalidRequestError.for_field("body", "is nested too deeply") from None
     if not isinstance(document, dict):

@@ -150,7 +150,9 @@ class Scanner:
                         rule,
                         start + orig_start,
                         start + orig_end,
-                        round(rule.confidence * factor, 4),
+                        # Rounding removes float noise (0.9 x 0.7 is 0.6299999999999999) but
+                        # never moves a value across the 0.7 blocking threshold.
+                        round(rule.confidence * factor, 10),
                     )
                 )
         hits.sort(key=lambda h: (h.start, h.end, h.rule.index))

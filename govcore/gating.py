@@ -56,7 +56,12 @@ def compile_tool_rules(policies: Sequence[PolicyDocument]) -> tuple[CompiledTool
                     key if key else (None if index == "*" else int(index))
                     for key, index in _STEP.findall(rule.argument)
                 )
-            scanner = compile_rules((policy, r) for r in rule.detect) if rule.detect else None
+            detect = rule.detect
+            if detect and "confidence" in rule.model_fields_set:
+                # The tool rule's own confidence, like its explanation, is said of what its
+                # detect rules find there, so it overrides theirs.
+                detect = [r.model_copy(update={"confidence": rule.confidence}) for r in detect]
+            scanner = compile_rules((policy, r) for r in detect) if detect else None
             compiled.append(CompiledToolRule(policy, rule, steps, scanner))
     return tuple(compiled)
 

@@ -246,10 +246,13 @@ class Governance:
         self,
         method: str,
         path: str,
-        headers: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str | bytes, str | bytes]] | None = None,
         body: bytes | str | None = None,
     ) -> HttpResponse:
         """Answer one HTTP request without a network: the transport-neutral dispatcher.
+
+        ``headers`` is a mapping of names to values, or name-value pairs as servers pass them
+        (an ASGI scope's list of ``(bytes, bytes)``); names are case-insensitive.
 
         Returns:
             A :class:`govcore.HttpResponse`. Never raises for anything a caller can send.
@@ -322,6 +325,10 @@ class Governance:
         if wants_check:
             principal.require_feature("post_inference_checking")
         request = validate_request(TurnRequest, payload)
+        if request.check_output and request.turn.role != "assistant":
+            raise InvalidRequestError.for_field(
+                "checkOutput", "is valid only when turn.role is 'assistant'"
+            )
         self._check_turn_sizes(request)
         if request.idempotency_key is None:
             return Result(self._run_turn(principal, request))

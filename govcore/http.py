@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -118,13 +118,30 @@ def _error_response(error: GovcoreError) -> HttpResponse:
     return HttpResponse(error.status, headers, body)
 
 
-def _lowered(headers: Mapping[str, str] | None) -> dict[str, str]:
+Headers = Mapping[str, str] | Sequence[tuple[str | bytes, str | bytes]] | None
+"""Request headers: a mapping of names to values, or a list of name-value pairs (str or bytes)."""
+
+
+def _lowered(headers: Any) -> dict[str, str]:
+    """Header names lower-cased. Besides a mapping, pairs are accepted as servers hand them over
+    (ASGI: a list of ``(bytes, bytes)``); anything else counts as no headers at all."""
     if not headers:
         return {}
+    if isinstance(headers, Mapping):
+        pairs: Iterable[Any] = headers.items()
+    elif isinstance(headers, list | tuple):
+        pairs = headers
+    else:
+        return {}
     lowered: dict[str, str] = {}
-    for name, value in headers.items():
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            continue
+        name, value = (
+            item.decode("latin-1") if isinstance(item, bytes | bytearray) else item for item in pair
+        )
         if isinstance(name, str) and isinstance(value, str):
-            lowered[name.lower()] = value
+            lowered.setdefault(name.lower(), value)  # a repeated header: the first one counts
     return lowered
 
 
@@ -132,7 +149,7 @@ def dispatch(
     governance: Governance,
     method: str,
     path: str,
-    headers: Mapping[str, str] | None,
+    headers: Headers,
     body: bytes | str | None,
 ) -> HttpResponse:
     """Answer one request; see :meth:`govcore.Governance.handle`."""

@@ -19,7 +19,6 @@ from pydantic import (
     ConfigDict,
     Field,
     field_serializer,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -114,6 +113,8 @@ def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
             return [], f"value{{where}} is nested more than {MAX_JSON_DEPTH} levels deep"
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for step, item in items:
+            if type(step) is not str and isinstance(value, dict):
+                return [], f"key {step!r}{{where}} is not a string (JSON keys are)"
             if type(step) is str and not (step.isascii() or _encodable(step)):
                 return [], _BAD_TEXT  # a key: reported at its object's path
             if type(item) is str and item.isascii():
@@ -129,7 +130,14 @@ def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
         return _json_problem(float(value), depth)
     if isinstance(value, int) and not isinstance(value, bool):
         return _json_problem(int(value), depth)
-    return None
+    if value is None or isinstance(value, bool):
+        return None
+    # A tuple, bytes, a set or any other object has no JSON form: the dispatcher could never
+    # receive it, and checking it as something else would let it through unchecked.
+    return (
+        [],
+        f"value{{where}} is not JSON (a {type(value).__name__}; use a list, an object, text, a number, true, false or null)",
+    )
 
 
 _BAD_TEXT = "text{where} contains an unpaired surrogate (not valid Unicode text)"
@@ -144,6 +152,12 @@ def _refuse_control_characters(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_check_text)]
 """Any Unicode text that can be encoded as UTF-8."""
+
+# Length bounds sit on the string before the text check, so a refusal speaks of characters.
+NonEmptyText = Annotated[str, Field(min_length=1), AfterValidator(_check_text)]
+ToolName = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID_LENGTH), AfterValidator(_check_text)
+]
 
 
 Identifier = Annotated[
@@ -267,7 +281,7 @@ class EndUserContext(_WireModel):
 
 TokenBudget = Annotated[int, Field(ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)]
 TtlSeconds = Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)]
-AreaIds = Annotated[list[Annotated[Text, Field(min_length=1)]], Field(max_length=100)]
+AreaIds = Annotated[list[NonEmptyText], Field(max_length=100)]
 
 
 class TurnRequest(_WireModel):
@@ -283,12 +297,6 @@ class TurnRequest(_WireModel):
     idempotency_key: Identifier | None = None
     check_output: bool = False
     ttl_seconds: TtlSeconds | None = None
-
-    @model_validator(mode="after")
-    def _check_output_needs_assistant(self) -> TurnRequest:
-        if self.check_output and self.turn.role != "assistant":
-            raise ValueError("checkOutput is valid only when turn.role is 'assistant'")
-        return self
 
 
 class TurnDiff(_WireModel):
@@ -377,7 +385,7 @@ class ToolCallRequest(_WireModel):
     """``POST /governance/check-tool-call`` (specification §4.4)."""
 
     session_id: Identifier
-    tool_name: Annotated[Text, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+    tool_name: ToolName
     arguments: JsonObject
     intent: Literal["proposed"] = "proposed"
 

@@ -174,7 +174,10 @@ def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 
 
 def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not _bounded(text, start, end, lambda c: _is_word(c) or c in ".:"):
+    # A dotted quad may sit next to a colon ("10.1.2.3:8080", "host:10.1.2.3"); an IPv6
+    # candidate next to one is a piece of a longer address, and is left to the whole.
+    glue = ".:" if ":" in text[start:end] else "."
+    if not _bounded(text, start, end, lambda c: _is_word(c) or c in glue):
         return None
     if not any(c.isalnum() for c in text[start:end]):
         return None  # "::" in prose ("x :: Int") is punctuation, not the unspecified address
@@ -223,8 +226,10 @@ def _unglued(candidate: str) -> tuple[int, int]:
 def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     cut_start, cut_end = _unglued(text[start:end])
     start, end = start + cut_start, start + cut_end
+    while start < end and text[start] == "/":
+        start += 1  # "https://user@host": the slashes belong to the URL, not the address
     local, _, domain = text[start:end].rpartition("@")
-    if len(local) > 64 or len(domain) > 255:
+    if not local or len(local) > 64 or len(domain) > 255:
         return None
     if not local.startswith('"') and (
         local.startswith(".") or local.endswith(".") or ".." in local
@@ -302,6 +307,18 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "secret",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[^\x00]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        _secret(1.0),
+        "contains a private key",
+    ),
+    Detector(
+        "secret",
+        # A block cut short (an output truncated, an END line never sent): the header, any
+        # "Proc-Type:" lines, then every line of at least 16 base64 characters that follows,
+        # with real or JSON-escaped line breaks. Where the END line is there, the whole block
+        # above is the longer match and wins.
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+        r"(?:(?:\r?\n|\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
+        r"(?:(?:\r?\n|\\n|[ \t])+[A-Za-z0-9+/=]{16,})+",
         _secret(1.0),
         "contains a private key",
     ),

@@ -436,13 +436,38 @@ def test_secrets_in_full_width_letters_are_found(secret: str) -> None:
         "xAKIAIOSFODNN7EXAMPLE",
         "ghp_short",
         "sk_live_short",
-        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n",
+        "-----BEGIN RSA PRIVATE KEY-----\nshort\n",
+        "the header -----BEGIN PRIVATE KEY----- on its own",
         "eyJhbGciOiJIUzI1NiJ9",
     ],
 )
 def test_secret_near_misses_are_not_found(text: str) -> None:
-    """Too-short keys, wrong case, glued prefixes and a key block without end are no secret."""
+    """Too-short keys, wrong case, glued prefixes and a key header without key lines are no
+    secret."""
     assert found(SECRET, text) == []
+
+
+KEY_LINES = "MIIEowIBAAKCAQEAx7u0Xj2yqVZp\nQ3k9vY2nB8s7T6f5eR4w3q2p1o0n"
+
+
+@pytest.mark.parametrize(
+    ("block", "after"),
+    [
+        (f"-----BEGIN RSA PRIVATE KEY-----\n{KEY_LINES}", ""),
+        (f"-----BEGIN RSA PRIVATE KEY-----\n{KEY_LINES}", "\nThanks, that is all"),
+        (f"-----BEGIN PRIVATE KEY-----\r\n{KEY_LINES.replace(chr(10), chr(13) + chr(10))}", " ok"),
+        ("-----BEGIN PRIVATE KEY-----\\nMIIEowIBAAKCAQEAx7u0Xj2yqVZp\\nQ3k9vY2nB8s7T6f5eR4", '"}'),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A1B"
+            f"\n\n{KEY_LINES}",
+            "",
+        ),
+    ],
+)
+def test_private_key_block_cut_short_is_found(block: str, after: str) -> None:
+    """A block whose END line never comes (an output cut short, or JSON with escaped line
+    breaks) is a secret up to its last line of key material; the prose after it is not."""
+    assert found(SECRET, f"here:\n{block}{after}") == [block]
 
 
 def test_credential_assignment_is_a_weaker_secret() -> None:
@@ -651,3 +676,54 @@ def test_scan_from_a_start_reports_offsets_in_the_whole_text(text: str, start: i
     every = scanner(CARD, EMAIL, SECRET, TERMS)
     shifted = [(h.rule.index, h.start - start, h.end - start) for h in every.scan(text, start)]
     assert shifted == [(h.rule.index, h.start, h.end) for h in every.scan(text[start:])]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("connect to 10.1.2.3:8080 now", "10.1.2.3"),
+        ("see http://10.1.2.3:8080/x", "10.1.2.3"),
+        ("ip:10.1.2.3", "10.1.2.3"),
+        ("::ffff:10.1.2.3", "::ffff:10.1.2.3"),
+    ],
+)
+def test_ipv4_address_next_to_a_colon_is_found(text: str, address: str) -> None:
+    """A port after a dotted quad, or a label before it, does not hide the address."""
+    assert found(IP, text) == [address]
+
+
+def test_version_numbers_are_not_ip_addresses() -> None:
+    assert found(IP, "release 1.2.3.4.5 and v1.2.3.4") == []
+
+
+@pytest.mark.parametrize(
+    "invisible", ["\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u17b4", "\u180b"]
+)
+def test_default_ignorable_characters_do_not_split_a_match(invisible: str) -> None:
+    """The combining grapheme joiner, Hangul fillers, Khmer inherent vowels and Mongolian
+    variation selectors are invisible like zero-width spaces, and are ignored like them."""
+    card = f"4111{invisible}1111 1111 1111"
+    assert found(CARD, f"card {card} end") == [card]
+    assert found({"terms": ["wire transfer"]}, f"a wire{invisible} transfer") == [
+        f"wire{invisible} transfer"
+    ]
+
+
+@pytest.mark.parametrize("dash", ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212"])
+def test_unicode_dashes_read_as_hyphens(dash: str) -> None:
+    """A phone number with non-breaking hyphens is found whole, and a hyphenated term matches
+    whichever dash joins it."""
+    phone = f"+1 (415) 555{dash}0123"
+    assert found(PHONE, f"call {phone} today") == [phone]
+    assert found({"terms": ["risk-free"]}, f"a risk{dash}free offer") == [f"risk{dash}free"]
+
+
+@pytest.mark.parametrize(
+    ("text", "email"),
+    [
+        ("https://john@example.com/", "john@example.com"),
+        ("ftp://a/b@example.com", "a/b@example.com"),
+    ],
+)
+def test_email_in_a_url_leaves_the_slashes_to_the_url(text: str, email: str) -> None:
+    assert found(EMAIL, text) == [email]

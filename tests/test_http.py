@@ -133,6 +133,18 @@ def test_malformed_bodies_are_400(gov: govcore.Governance, body: bytes | None) -
     assert payload["details"][0]["field"] == "body"
 
 
+def test_a_number_too_long_to_read_is_400_in_plain_words(gov: govcore.Governance) -> None:
+    """Python refuses to read integers of over 4,300 digits; the caller hears why, not how."""
+    body = '{"sessionId": "s", "turn": {"role": "user", "content": "x"}, "tokenBudget": %s}'
+    response = gov.handle(
+        "POST", "/governance/conversation/turn", bearer(FULL_KEY), body % ("9" * 5000)
+    )
+    assert response.status == 400
+    assert response.json()["details"] == [
+        {"field": "body", "message": "holds a number of more than 4300 digits"}
+    ]
+
+
 def test_error_bodies_have_code_and_message(gov: govcore.Governance) -> None:
     """Every error answer is JSON with an error code and a message."""
     for response in (
@@ -160,3 +172,25 @@ def test_str_and_bytes_bodies_are_equivalent(gov: govcore.Governance) -> None:
         "POST", "/governance/pre-inference", bearer(FULL_KEY), text.encode("utf-8")
     )
     assert as_str.status == as_bytes.status == 200
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Authorization", f"Bearer {FULL_KEY}")],
+        [(b"authorization", f"Bearer {FULL_KEY}".encode())],
+        ((b"content-type", b"application/json"), (b"AUTHORIZATION", f"Bearer {FULL_KEY}".encode())),
+    ],
+)
+def test_headers_may_be_name_value_pairs(
+    gov: govcore.Governance, headers: list[tuple[str | bytes, str | bytes]]
+) -> None:
+    """Pairs of str or bytes, as ASGI servers hand them over, carry the key like a mapping."""
+    response = gov.handle("GET", "/governance/conversation/nobody", headers, None)
+    assert response.status == 404
+
+
+@pytest.mark.parametrize("headers", [[("Authorization",)], [42], "Authorization", 7, {1: 2}])
+def test_headers_of_no_known_shape_count_as_none(gov: govcore.Governance, headers: object) -> None:
+    response = gov.handle("GET", "/governance/conversation/nobody", headers, None)  # type: ignore[arg-type]
+    assert response.status == 401

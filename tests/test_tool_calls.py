@@ -578,8 +578,23 @@ def _nested(depth: int) -> Any:
         ({"memo": ["ok", "bad \ud800"]}, "text at memo[1] contains an unpaired surrogate"),
         ({"outer": {"bad \udfff": 1}}, "text at outer contains an unpaired surrogate"),
         ({"x": _nested(40)}, "is nested more than 32 levels deep"),
+        ({"to": ({"address": "a@b.co"},)}, "value at to is not JSON (a tuple;"),
+        ({"memo": b"a@b.co"}, "value at memo is not JSON (a bytes;"),
+        ({"tags": {"a", "b"}}, "value at tags is not JSON (a set;"),
+        ({"outer": {1: "x"}}, "key 1 at outer is not a string"),
     ],
-    ids=["nan", "infinity", "big-int", "surrogate", "surrogate-key", "depth"],
+    ids=[
+        "nan",
+        "infinity",
+        "big-int",
+        "surrogate",
+        "surrogate-key",
+        "depth",
+        "tuple",
+        "bytes",
+        "set",
+        "int-key",
+    ],
 )
 def test_arguments_json_cannot_carry_is_refused_with_its_path(
     gov: govcore.Governance, arguments: dict[str, Any], message: str
@@ -591,3 +606,48 @@ def test_arguments_json_cannot_carry_is_refused_with_its_path(
     [detail] = refused.value.details
     assert detail.field == "arguments"
     assert message in detail.message
+
+
+def _one_policy_client(**fields: Any) -> govcore.GovernanceClient:
+    config = {
+        "tenants": {"t": {"policies": [policy("p", enforcement="fix", **fields)]}},
+        "keys": [{"key": TOOL_KEY, "tenant": "t", "settings": {"tool_call_governance": "allowed"}}],
+    }
+    return govcore.Governance.from_config(config).client(TOOL_KEY)
+
+
+@pytest.mark.parametrize(("confidence", "allow"), [(0.5, True), (0.8, False), (None, False)])
+def test_tool_rule_confidence_applies_to_what_its_detect_rules_find(
+    confidence: float | None, allow: bool
+) -> None:
+    """A tool rule's own `confidence`, like its `explanation`, overrides its detect rules'."""
+    rule: dict[str, Any] = {"tool": "*", "argument": "memo", "detect": [{"regex": "secret[0-9]"}]}
+    if confidence is not None:
+        rule["confidence"] = confidence
+    client = _one_policy_client(tools=[rule])
+    body = {"sessionId": "s", "toolName": "notes.add", "arguments": {"memo": "secret1"}}
+    decision = client.check_tool_call(body)
+    assert [v.confidence for v in decision.violations] == [confidence or 0.9]
+    assert decision.allow is allow
+
+
+@pytest.mark.parametrize(("confidence", "allow"), [(0.699995, True), (0.7, False)])
+def test_a_confidence_just_below_the_threshold_is_not_rounded_up_to_it(
+    confidence: float, allow: bool
+) -> None:
+    """The confidence reported is the one `allow` was decided on, and 0.699995 is below 0.7."""
+    client = _one_policy_client(
+        alwaysOn=True, detect=[{"regex": "secret[0-9]", "confidence": confidence}]
+    )
+    body = {"sessionId": "s", "toolName": "notes.add", "arguments": {"memo": "secret1"}}
+    decision = client.check_tool_call(body)
+    assert [v.confidence for v in decision.violations] == [confidence]
+    assert decision.allow is allow
+
+
+def test_an_empty_tool_name_is_refused_in_characters() -> None:
+    client = _one_policy_client()
+    with pytest.raises(InvalidRequestError) as refused:
+        client.check_tool_call({"sessionId": "s", "toolName": "", "arguments": {}})
+    [detail] = refused.value.details
+    assert (detail.field, detail.message) == ("toolName", "String should have at least 1 character")
