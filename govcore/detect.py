@@ -396,7 +396,8 @@ def explain(hit: Hit) -> str:
     if rule.kind == "pii":
         for detector in DETECTORS:
             if detector.kind == rule.label:
-                return f"{detector.explanation.capitalize()} (policy {rule.policy.id})."
+                sentence = detector.explanation[:1].upper() + detector.explanation[1:]
+                return f"{sentence} (policy {rule.policy.id})."
     if rule.kind == "terms":
         return f"Uses wording that policy {rule.policy.id} does not allow."
     return f"Matches a pattern that policy {rule.policy.id} does not allow."

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.detect import Scanner, compile_rules
+from govcore.detect import Scanner, compile_rules, explain
 from govcore.pii import mod97_valid
 from govcore.policy import PolicyDocument
 from tests.support import policy
@@ -727,3 +727,20 @@ def test_unicode_dashes_read_as_hyphens(dash: str) -> None:
 )
 def test_email_in_a_url_leaves_the_slashes_to_the_url(text: str, email: str) -> None:
     assert found(EMAIL, text) == [email]
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "explanation"),
+    [
+        (SECRET, "key AKIAIOSFODNN7EXAMPLE", "Contains a secret (a private key, an API key,"),
+        (CARD, "card 4111 1111 1111 1111", "Contains a payment card number (Luhn-valid)"),
+        ({"terms": ["refund"]}, "a refund", "Uses wording that policy p does not allow."),
+    ],
+)
+def test_default_explanations_say_what_was_found(
+    rule: dict[str, Any], text: str, explanation: str
+) -> None:
+    """Without an explanation of its own, a violation says what kind of thing was found, in a
+    sentence (acronyms kept)."""
+    [hit] = scanner(rule).scan(text)
+    assert explain(hit).startswith(explanation)
