@@ -11,7 +11,9 @@ all policies. Scanning a text:
 4. finds every ``terms`` rule's words and phrases in one Aho-Corasick pass, keeping matches on
    word boundaries;
 5. per rule, keeps the leftmost-longest matches that do not overlap, and maps them back to the
-   original text.
+   original text;
+6. scans the surroundings of a match that touches its neighbour again with the match blanked
+   out, to find the values it held back (a card number glued to an email's domain).
 
 Every pattern matches case-insensitively (policy authors get RE2 syntax; ``(?-i:...)`` turns
 case sensitivity back on for part of a pattern).
@@ -49,6 +51,10 @@ _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Up to this many distinct terms present in a text, a str.find loop per term (memchr speed)
 # beats walking the whole text through the automaton; beyond it the automaton's one pass wins.
 _FIND_LIMIT = 16
+# Candidates held back by a match are looked for again this far either side of it: more than
+# a card number, an IBAN, a phone number or an address spans.
+_FREED_REACH = 400
+_FREED_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +128,82 @@ class Scanner:
     def scan(self, text: str, start: int = 0) -> list[Hit]:
         """The matches of every rule in ``text[start:]``, in original offsets, sorted.
 
+        A candidate that a validator refused only because it stands against the letters or
+        digits of another match ("a@b.com4111111111111111": the card number is glued to the
+        email's domain) counts as standing alone: the other match is a thing of its own, and its
+        redaction would set the candidate free anyway.
+
         Args:
             text: the text to check.
             start: where to begin; offsets stay relative to the whole of ``text``.
         """
+        hits = self._scan(text, start)
+        fresh = hits
+        rounds = 0
+        # A freed match may hold back another ("a@b.com123-45-6789 4111 1111 ..."): a few
+        # rounds free chains of them; a longer chain is left to the redaction's own check.
+        while fresh and rounds < _FREED_ROUNDS:
+            fresh = self._freed(text, start, hits, fresh)
+            hits = hits + fresh
+            rounds += 1
+        if rounds > 1:
+            hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
+        return hits
+
+    def _freed(self, text: str, start: int, hits: list[Hit], fresh: list[Hit]) -> list[Hit]:
+        """Candidates the ``fresh`` hits held back: the text around each such hit is scanned
+        again with every hit in it blanked out (spaces of the same length, so offsets hold).
+        Overlapping regions are merged, so no character is scanned twice in a round."""
+        glued = sorted((h for h in fresh if _holds_back(text, start, h)), key=lambda h: h.start)
+        if not glued:
+            return []
+        size = len(text)
+        spans: list[tuple[int, int]] = []
+        for h in glued:
+            low, high = max(start, h.start - _FREED_REACH), min(size, h.end + _FREED_REACH)
+            if spans and low <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], high))
+            else:
+                spans.append((low, high))
+        regions = [
+            (low, high, [o for o in hits if o.start < high and low < o.end]) for low, high in spans
+        ]
+        known: dict[int, list[tuple[int, int]]] = {}
+        for h in hits:
+            known.setdefault(h.rule.index, []).append((h.start, h.end))
+        freed: list[Hit] = []
+        for region_start, region_end, blanked in regions:
+            pieces: list[str] = []
+            blanks: list[tuple[int, int]] = []
+            copied = region_start
+            for h in sorted(blanked, key=lambda h: h.start):
+                begin, end = max(h.start, copied), min(h.end, region_end)
+                if end > begin:
+                    pieces += [text[copied:begin], " " * (end - begin)]
+                    blanks.append((begin, end))
+                    copied = end
+            pieces.append(text[copied:region_end])
+            for found in self._scan("".join(pieces), 0):
+                candidate = Hit(
+                    found.rule,
+                    found.start + region_start,
+                    found.end + region_start,
+                    found.confidence,
+                )
+                if (candidate.start == region_start > start) or (
+                    candidate.end == region_end < size
+                ):
+                    continue  # cut by the region's edge: not a match of the text
+                if any(a < candidate.end and candidate.start < b for a, b in blanks):
+                    continue  # partly blank: not text of the original
+                spans = known.setdefault(candidate.rule.index, [])
+                if any(a < candidate.end and candidate.start < b for a, b in spans):
+                    continue  # the rule already matches here
+                spans.append((candidate.start, candidate.end))
+                freed.append(candidate)
+        return freed
+
+    def _scan(self, text: str, start: int) -> list[Hit]:
         if not self.rules or start >= len(text):
             return []
         window = text[start:] if start else text
@@ -240,6 +318,39 @@ class _CharOffsets:
             else:
                 hi = mid
         return char_offset + (self._extra_after[lo - 1] if lo else 0)
+
+
+def _holds_back(text: str, start: int, hit: Hit) -> bool:
+    """Whether ``hit`` may have held back a candidate next to it: one whose validator refused it
+    for standing against the hit's letters or digits ("a@b.com4111111111111111"), or whose
+    pattern's leftmost candidate began inside the hit ("DE89 ... 0130 00 4111 1111 ...").
+    Looked at in normalised text, so invisible characters do not count."""
+    after = text[hit.end : hit.end + 8]
+    if not after.isascii():
+        after = normalize(after).text
+    if _touches(after[:3]):
+        return True
+    before = text[max(start, hit.start - 8) : hit.start]
+    if not before.isascii():
+        before = normalize(before).text
+    return _touches(before[-3:][::-1])
+
+
+def _touches(side: str) -> bool:
+    """``side``: the characters next to a match, nearest first. A letter or digit; up to two
+    separators of numbers and then a digit (a number pattern runs on across them); or two
+    characters without a space ("b.com+1 415", "2001:db8::1john"). A full stop or comma ending
+    a phrase does not touch."""
+    if not side:
+        return False
+    if _is_word(side[0]):
+        return True
+    separators = 0
+    while separators < min(2, len(side)) and side[separators] in " -.":
+        separators += 1
+    if separators and separators < len(side) and side[separators].isdigit():
+        return True
+    return not side[0].isspace() and len(side) > 1 and not side[1].isspace()
 
 
 def _is_word(char: str) -> bool:

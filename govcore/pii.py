@@ -255,7 +255,9 @@ def _secret(factor: float) -> Validator:
 
 
 # One explanation for every secret format: a violation names its detector kind, not the format.
-_SECRET_EXPLANATION = "contains a secret (a private key, an API key, an access token or a password)"
+_CREDENTIAL_EXPLANATION = (
+    "contains a secret (a private key, an API key, an access token or a password)"
+)
 _ND = r"\p{Nd}"
 _SEP = r"[ \-.\x{2010}-\x{2015}\x{2212}]"
 
@@ -310,7 +312,7 @@ DETECTORS: tuple[Detector, ...] = (
         "secret",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[^\x00]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
         _secret(1.0),
-        _SECRET_EXPLANATION,
+        _CREDENTIAL_EXPLANATION,
     ),
     Detector(
         "secret",
@@ -322,7 +324,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?:(?:\r?\n|\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
         r"(?:(?:\r?\n|\\n|[ \t])+[A-Za-z0-9+/=]{16,})+",
         _secret(1.0),
-        _SECRET_EXPLANATION,
+        _CREDENTIAL_EXPLANATION,
     ),
     Detector(
         "secret",
@@ -335,14 +337,14 @@ DETECTORS: tuple[Detector, ...] = (
         r"|(?-i:glpat-[A-Za-z0-9_\-]{20,250})"
         r"|(?-i:eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
         _secret(1.0),
-        _SECRET_EXPLANATION,
+        _CREDENTIAL_EXPLANATION,
     ),
     Detector(
         "secret",
         r"(?:api[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|client[_\-]?secret"
         r"|password|passwd)[\"']?\s{0,3}[:=]\s{0,3}[\"']?[A-Za-z0-9_\-/+=.]{12,250}",
         _secret(0.7),
-        _SECRET_EXPLANATION,
+        _CREDENTIAL_EXPLANATION,
     ),
 )
 

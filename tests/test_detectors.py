@@ -744,3 +744,34 @@ def test_default_explanations_say_what_was_found(
     sentence (acronyms kept)."""
     [hit] = scanner(rule).scan(text)
     assert explain(hit).startswith(explanation)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x a@b.com4111111111111111 y", ["a@b.com", "4111111111111111"]),
+        (
+            "DE89 3704 0044 0532 0130 00. 4111 1111 1111 1111",
+            ["DE89 3704 0044 0532 0130 00", "4111 1111 1111 1111"],
+        ),
+        (
+            "john.doe@example.com\u200b4111 1111 1111 1111",
+            ["john.doe@example.com", "4111 1111 1111 1111"],
+        ),
+        (
+            "a@b.com123-45-6789 4111 1111 1111 1111",
+            ["a@b.com", "123-45-6789", "4111 1111 1111 1111"],
+        ),
+        ("mail a@b.com, card 4111 1111 1111 1111.", ["a@b.com", "4111 1111 1111 1111"]),
+    ],
+)
+def test_a_value_held_back_by_a_neighbouring_match_is_found(text: str, expected: list[str]) -> None:
+    """A validator refuses a card number glued to letters or digits; when those belong to
+    another match (an email's domain, an IBAN), the number stands alone and is found."""
+    rules = ({"pii": "email"}, CARD, IBAN, SSN)
+    assert [text[h.start : h.end] for h in scanner(*rules).scan(text)] == expected
+
+
+def test_a_value_glued_to_plain_text_stays_refused() -> None:
+    """The card number in an order reference is still no card number."""
+    assert found(CARD, "ref ORDER4111111111111111 ok") == []

@@ -8,12 +8,14 @@ score stays in [0, 1], is 0 without violations and never falls when a violation 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
+from govcore.pii import DEFAULT_REPLACEMENTS
 from govcore.violations import redact, risk_score
 from tests.checks_support import (
     CHECK_KEY,
@@ -47,6 +49,7 @@ WORDS = [
 GOV = checks_governance()
 CLIENT = GOV.client(CHECK_KEY)
 SCANNER = detect_scanner()
+REPLACEMENTS = tuple(DEFAULT_REPLACEMENTS.values())
 
 
 @st.composite
@@ -214,3 +217,37 @@ def test_answered_risk_score_is_the_risk_of_the_violations(text: str) -> None:
     verdict = CLIENT.post_inference({"sessionId": "risk", "output": text})
     assert verdict.risk_score == risk_score((v.confidence, v.severity) for v in verdict.violations)
     assert (verdict.risk_score == 0) is (verdict.violations == [])
+
+
+GLUE = ["", " ", ". ", "\u200b", "+", ":", "-"]
+
+
+@st.composite
+def glued_pii(draw: st.DrawFn) -> str:
+    """PII values glued to each other by nothing, a space, punctuation or an invisible character."""
+    values = draw(st.lists(pii_value(), min_size=2, max_size=4))
+    text = values[0]
+    for value in values[1:]:
+        text += draw(st.sampled_from(GLUE)) + value
+    return f"see {text} now"
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=glued_pii())
+def test_every_replacement_in_the_redaction_is_a_reported_violation(text: str) -> None:
+    """What the redaction removes, the verdict reports: a value that another match held back
+    (a card number glued to an email's domain) is a violation, not only a replacement."""
+    verdict = CLIENT.post_inference({"sessionId": "redact", "output": text})
+    redaction = verdict.suggested_redaction
+    reported = Counter(v.enforcement_text for v in verdict.violations)
+    for replacement in {v.enforcement_text for v in verdict.violations} | set(REPLACEMENTS):
+        placed = redaction.count(replacement) - text.count(replacement)
+        assert placed <= reported[replacement], (replacement, redaction, verdict.violations)
+    assert SCANNER.scan(redaction) == []
+
+
+def test_card_glued_to_an_email_is_reported() -> None:
+    verdict = CLIENT.post_inference(
+        {"sessionId": "redact", "output": "x a@b.com4111111111111111 y"}
+    )
+    assert sorted(v.matched_text for v in verdict.violations) == ["4111111111111111", "a@b.com"]

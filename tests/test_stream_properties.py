@@ -101,6 +101,25 @@ TEXTS = st.lists(
     min_size=1,
     max_size=8,
 ).map(" ".join)
+# Items glued to each other: a match then held back a neighbour ("a@b.com4111 1111 ...").
+GLUE = ["", " ", ". ", "\u200b", "+", ":", "-", "/"]
+
+
+@st.composite
+def glued_texts(draw: st.DrawFn) -> str:
+    items = draw(
+        st.lists(
+            st.one_of(st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join), planted()),
+            min_size=2,
+            max_size=6,
+        )
+    )
+    text = items[0]
+    for item in items[1:]:
+        text += draw(st.sampled_from(GLUE)) + item
+    return text
+
+
 DELTAS = st.lists(
     st.one_of(st.just(1), st.integers(1, 40), st.integers(150, 250), st.just(500)),
     min_size=1,
@@ -172,6 +191,23 @@ def _post_inference(text: str) -> Counter[tuple[str, str]]:
 @example(text="a" * 900 + " AKIAIOSFODNN7EXAMPLE guaranteed refund", sizes=[500])
 def test_stream_reports_equal_one_check_of_the_whole_text(text: str, sizes: list[int]) -> None:
     """However the text is cut, the stream reports each violation of the whole text exactly once."""
+    reported = _stream(text, sizes)
+    assert len(reported) == len(set(reported)), "a violation was reported twice"
+    assert Counter(reported) == _reference(text)
+    assert Counter((pid, matched) for pid, matched, _ in reported) == _post_inference(text)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(text=glued_texts(), sizes=DELTAS)
+@example(text="x a@b.com4111 1111 1111 1111 y", sizes=[7])
+@example(text="DE89 3704 0044 0532 0130 00. 4111 1111 1111 1111", sizes=[200])
+def test_glued_items_stream_as_one_check_finds_them(text: str, sizes: list[int]) -> None:
+    """Items glued to each other are found alike by the stream and by one check, the one a
+    match held back included."""
     reported = _stream(text, sizes)
     assert len(reported) == len(set(reported)), "a violation was reported twice"
     assert Counter(reported) == _reference(text)
