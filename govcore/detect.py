@@ -22,8 +22,8 @@ case sensitivity back on for part of a pattern).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -105,13 +105,18 @@ class Scanner:
         # tells in one pass which occur at all, so the cost of the rules that do not occur is
         # one DFA step per byte, however many there are. Present patterns are then searched
         # one by one, present terms with str.find (or the automaton when many occur).
+        # A phrase (a term of several words) is also found with other whitespace between its
+        # words ("money  back", "money\nback"): the set holds it as a pattern with a run of
+        # whitespace for each space, and a phrase that occurs is located with its own pattern,
+        # compiled when first needed.
+        self._phrase_patterns: dict[int, Any] = {}
         self._set: Any = None
         if patterns or terms:
             every = re2.Set.SearchSet(_OPTIONS)
             for pattern in patterns:
                 every.Add(pattern.compiled.pattern)
             for key in terms:
-                every.Add(re2.escape(key))
+                every.Add(_phrase_pattern(key, "+") if " " in key else re2.escape(key))
             every.Compile()
             self._set = every
         self._automaton: Any = None
@@ -217,7 +222,7 @@ class Scanner:
             if first_term:
                 self._scan_patterns(normalized.text, data, present[:first_term], found)
             if first_term < len(present):
-                self._scan_terms(normalized.text, present[first_term:], found)
+                self._scan_terms(normalized.text, data, present[first_term:], found)
         hits: list[Hit] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
@@ -252,24 +257,113 @@ class Scanner:
                     found.setdefault(rule_index, []).append((begin, end, factor))
 
     def _scan_terms(
-        self, text: str, present: list[int], found: dict[int, list[tuple[int, int, float]]]
+        self,
+        text: str,
+        data: bytes,
+        present: list[int],
+        found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
         lowered = _lower(text)
+        skip = len(self._patterns)
         if len(present) > _FIND_LIMIT:
+            # Many terms: one automaton pass over a copy whose whitespace runs between words
+            # are one space each, so phrases are found however they are spaced.
+            view, back = _single_spaced(lowered)
             occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]] = (
-                (last - length + 1, last + 1, owners)
-                for last, (length, owners) in self._automaton.iter(lowered)
+                (back(last - length + 1), back(last) + 1, owners)
+                for last, (length, owners) in self._automaton.iter(view)
             )
-        else:
-            skip = len(self._patterns)
-            occurrences = _find_all(lowered, [self._terms[index - skip] for index in present])
-        size = len(lowered)
-        for begin, end, owners in occurrences:
-            before_ok = begin == 0 or not _is_word(lowered[begin - 1])
-            after_ok = end == size or not _is_word(lowered[end])
-            for rule_index, needs_before, needs_after in owners:
-                if (before_ok or not needs_before) and (after_ok or not needs_after):
-                    found.setdefault(rule_index, []).append((begin, end, 1.0))
+            _add_term_hits(lowered, occurrences, found)
+            return
+        words = [
+            self._terms[index - skip]
+            for index in present
+            if " " not in self._terms[index - skip][0]
+        ]
+        _add_term_hits(lowered, _find_all(lowered, words), found)
+        phrases = [index - skip for index in present if " " in self._terms[index - skip][0]]
+        if phrases:
+            self._scan_phrases(lowered, text, data, phrases, found)
+
+    def _scan_phrases(
+        self,
+        lowered: str,
+        text: str,
+        data: bytes,
+        phrases: list[int],
+        found: dict[int, list[tuple[int, int, float]]],
+    ) -> None:
+        """Every occurrence of each phrase, with any whitespace run of up to 16 characters
+        between its words."""
+        chars = _CharOffsets(text, data)
+        occurrences = []
+        for index in phrases:
+            key, owners = self._terms[index]
+            compiled = self._phrase_patterns.get(index)
+            if compiled is None:
+                compiled = self._phrase_patterns[index] = re2.compile(
+                    _phrase_pattern(key, "{1,16}"), _OPTIONS
+                )
+            search = compiled._regexp.Match
+            position, size = 0, len(data)
+            while position < size:
+                begin, end = search(_UNANCHORED, data, position, size)[0]
+                if begin == -1:
+                    break
+                occurrences.append((chars.char(begin), chars.char(end), owners))
+                position = begin + 1  # overlapping occurrences count too
+        _add_term_hits(lowered, occurrences, found)
+
+
+def _add_term_hits(
+    lowered: str,
+    occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]],
+    found: dict[int, list[tuple[int, int, float]]],
+) -> None:
+    """Record the occurrences that stand on word boundaries where their rule needs them."""
+    size = len(lowered)
+    for begin, end, owners in occurrences:
+        before_ok = begin == 0 or not _is_word(lowered[begin - 1])
+        after_ok = end == size or not _is_word(lowered[end])
+        for rule_index, needs_before, needs_after in owners:
+            if (before_ok or not needs_before) and (after_ok or not needs_after):
+                found.setdefault(rule_index, []).append((begin, end, 1.0))
+
+
+# Whitespace between the words of a phrase: what str.split() splits on (after NFKC, which makes
+# most Unicode spaces plain ones). A run of more than 16 separates the words for good, so that a
+# phrase still ends within reach of its start, as streaming needs.
+_SPACE = r"[\t\n\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{2028}\x{2029}]"
+_ODD_SPACE_RUN = re.compile(r"(?<!\s)(?:[^\S ]|\s{2,16})(?!\s)")
+
+
+def _phrase_pattern(key: str, repeat: str) -> str:
+    """A phrase's words with a run of whitespace (``repeat``: "+" or "{1,16}") for each space."""
+    return f"{_SPACE}{repeat}".join(re2.escape(word) for word in key.split(" "))
+
+
+def _single_spaced(text: str) -> tuple[str, Callable[[int], int]]:
+    """``text`` with each run of up to 16 whitespace characters other than one space made one
+    space, and the map from its positions back to those of ``text``."""
+    starts: list[int] = []  # positions in the copy where the shift grows
+    shifts: list[int] = []  # characters removed before each of those positions
+    pieces: list[str] = []
+    copied = removed = 0
+    for run in _ODD_SPACE_RUN.finditer(text):
+        pieces += [text[copied : run.start()], " "]
+        removed += run.end() - run.start() - 1
+        copied = run.end()
+        starts.append(run.start() + 1 - (removed - (run.end() - run.start() - 1)))
+        shifts.append(removed)
+    if not starts:
+        return text, lambda position: position
+    pieces.append(text[copied:])
+
+    def back(position: int) -> int:
+        k = bisect_right(starts, position)
+        return position + (shifts[k - 1] if k else 0)
+
+    return "".join(pieces), back
 
 
 def _find_all(
@@ -471,7 +565,8 @@ def compile_rules(
             kind, label = "terms", "term"
             replacement = rule.replacement or "[removed]"
             for term in rule.terms:
-                folded = _lower(normalize(term.strip()).text)
+                # Whitespace inside a term is one space, however it was written.
+                folded = " ".join(_lower(normalize(term).text).split())
                 if not folded:
                     continue
                 owners = terms.setdefault(folded, [])

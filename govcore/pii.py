@@ -281,7 +281,9 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "iban",
-        r"[a-zA-Z]{2}\p{Nd}{2}(?: ?[a-zA-Z0-9]){11,34}",
+        # \b: a candidate starting inside a longer token ("sk_live_...eC39...") would be
+        # refused and swallow a real IBAN right after it.
+        r"\b[a-zA-Z]{2}\p{Nd}{2}(?: ?[a-zA-Z0-9]){11,34}",
         _iban,
         "contains an IBAN (checksum-valid)",
     ),

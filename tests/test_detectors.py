@@ -775,3 +775,44 @@ def test_a_value_held_back_by_a_neighbouring_match_is_found(text: str, expected:
 def test_a_value_glued_to_plain_text_stays_refused() -> None:
     """The card number in an order reference is still no card number."""
     assert found(CARD, "ref ORDER4111111111111111 ok") == []
+
+
+@pytest.mark.parametrize(
+    "spaced",
+    [
+        "money back guarantee",
+        "money  back guarantee",
+        "money\nback\tguarantee",
+        "money back\n\n   guarantee",
+        "money\u00a0back\u2003guarantee",
+        "MONEY  Back\r\nGuarantee",
+    ],
+)
+def test_a_phrase_matches_whatever_whitespace_separates_its_words(spaced: str) -> None:
+    """Two spaces, a line break or a tab between the words of a term do not hide it."""
+    assert found({"terms": ["money back guarantee"]}, f"a {spaced}!") == [spaced]
+
+
+def test_a_phrase_is_not_found_across_a_long_gap_or_glued_words() -> None:
+    """More than 16 whitespace characters separate the words for good, and words written
+    together are another word."""
+    rule = {"terms": ["money back"]}
+    assert found(rule, "money" + " " * 17 + "back") == []
+    assert found(rule, "moneyback") == []
+
+
+def test_phrases_are_found_however_spaced_when_many_terms_occur() -> None:
+    """Past 16 distinct terms in a text the automaton takes over, on a single-spaced copy."""
+    terms = [f"term{i} word" for i in range(20)]
+    text = " ".join(f"term{i}{'  ' if i % 2 else chr(10)}word" for i in range(20))
+    assert len(found({"terms": terms}, text)) == 20
+
+
+def test_a_term_written_with_odd_whitespace_matches_single_spaced_text() -> None:
+    assert found({"terms": ["money \n back"]}, "a money back offer") == ["money back"]
+
+
+def test_iban_right_after_a_key_is_found() -> None:
+    """An IBAN candidate that starts inside the key before it must not swallow the IBAN."""
+    text = "sk_live_4eC39HqLyjWDarjtT1zdp7dc GB82 WEST 1234 5698 7654 32 now"
+    assert found(IBAN, text) == ["GB82 WEST 1234 5698 7654 32"]
