@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
 
+from govcore._normalize import normalize
 from govcore.detect import Hit, Scanner, compile_rules, explain
 from govcore.models import Violation
 from govcore.policy import PolicyDocument, ToolRule
@@ -32,6 +33,14 @@ class CompiledToolRule:
     rule: ToolRule
     steps: tuple[str | int | None, ...]  # key, index, or None for [*]
     scanner: Scanner | None
+    tool: re.Pattern[str]  # the rule's glob, over tool names as _tool_key makes them
+
+
+def _tool_key(name: str) -> str:
+    """A tool name as rules match it: normalised (NFKC, invisible characters removed), without
+    surrounding whitespace, case-folded. "SHELL_exec", " shell_exec" and "shell\u200b_exec"
+    are shell_exec to a deny rule, as they may well be to the runtime that resolves them."""
+    return normalize(name).text.strip().casefold()
 
 
 @dataclass(slots=True)
@@ -62,7 +71,8 @@ def compile_tool_rules(policies: Sequence[PolicyDocument]) -> tuple[CompiledTool
                 # detect rules find there, so it overrides theirs.
                 detect = [r.model_copy(update={"confidence": rule.confidence}) for r in detect]
             scanner = compile_rules((policy, r) for r in detect) if detect else None
-            compiled.append(CompiledToolRule(policy, rule, steps, scanner))
+            tool = re.compile(fnmatch.translate(_tool_key(rule.tool)))
+            compiled.append(CompiledToolRule(policy, rule, steps, scanner, tool))
     return tuple(compiled)
 
 
@@ -80,6 +90,9 @@ def _resolve(
         if isinstance(value, list):
             for index, item in enumerate(value):
                 yield from _resolve(item, rest, (*path, index))
+        elif value is not None:
+            # "one or many": a single value where a list was expected is checked as its item
+            yield from _resolve(value, rest, path)
     elif isinstance(value, list) and 0 <= step < len(value):
         yield from _resolve(value[step], rest, (*path, step))
 
@@ -242,9 +255,10 @@ def check_tool_call(
         path, text = strings[owner]
         report(path, text, hits, None)
 
+    tool_key = _tool_key(tool_name)
     for compiled in tool_rules:
         rule = compiled.rule
-        if not fnmatch.fnmatchcase(tool_name, rule.tool):
+        if compiled.tool.match(tool_key) is None:
             continue
         policy = compiled.policy
         if rule.deny:

@@ -323,6 +323,9 @@ class Governance:
             else isinstance(payload, Mapping) and payload.get("checkOutput") is True
         )
         if wants_check:
+            # The check is an output check: the scope that grants checking outputs, and its
+            # feature setting, as post-inference needs.
+            principal.require_scope("governance:check")
             principal.require_feature("post_inference_checking")
         request = validate_request(TurnRequest, payload)
         if request.check_output and request.turn.role != "assistant":

@@ -88,6 +88,28 @@ def test_check_output_needs_the_feature_setting(gov: govcore.Governance) -> None
     ]
 
 
+def test_check_output_needs_the_check_scope(clock: FakeClock) -> None:
+    """A key that may record turns but not check outputs gets 403 for checkOutput, even with
+    post_inference_checking allowed, and its plain turns still pass."""
+    raw = config()
+    raw["keys"].append(
+        {
+            "key": "gk_test_read_with_feature_1",
+            "tenant": "acme",
+            "scopes": ["governance:read"],
+            "settings": {"post_inference_checking": "allowed"},
+        }
+    )
+    gov = govcore.Governance.from_config(raw, clock=clock)
+    body = turn("s", "hi", role="assistant", checkOutput=True)
+    refused = _post(gov, "gk_test_read_with_feature_1", body)
+    assert refused.status == 403
+    assert "governance:check" in refused.json()["message"]
+    assert (
+        _post(gov, "gk_test_read_with_feature_1", turn("s", "hi", role="assistant")).status == 200
+    )
+
+
 def test_refusal_order_401_429_403_400(gov: govcore.Governance, clock: FakeClock) -> None:
     """With every problem at once the order is 401, then 429, then 403, then 400."""
     bad_body = "{not json"

@@ -173,9 +173,22 @@ def test_denied_tool_is_blocked(gov: govcore.Governance, tool: str) -> None:
     assert decision["riskScore"] == pytest.approx(risk_score([(0.9, 5)]))
 
 
-@pytest.mark.parametrize("tool", ["DB.DROP_TABLE", "db.create", "xdb.drop", "db_drop"])
+@pytest.mark.parametrize(
+    "tool", ["DB.DROP_TABLE", " db.drop ", "db.\u200bdrop", "ｄｂ.ｄｒｏｐ", "Db.Drop_All"]
+)
+def test_a_denied_tool_cannot_be_reached_by_spelling_it_differently(
+    gov: govcore.Governance, tool: str
+) -> None:
+    """Case, surrounding spaces, invisible characters and full-width letters do not get a tool
+    past a `deny` glob: a runtime may well resolve such a name to the denied tool."""
+    decision = _call(gov, tool, {"table": "users"})
+    assert decision["allow"] is False
+    assert [v["matchedText"] for v in decision["violations"]] == [tool]
+
+
+@pytest.mark.parametrize("tool", ["db.create", "xdb.drop", "db_drop", "db"])
 def test_tools_outside_the_glob_are_allowed(gov: govcore.Governance, tool: str) -> None:
-    """Globs are case-sensitive shell patterns: other tools are not affected."""
+    """Globs are shell patterns: other tools are not affected."""
     decision = _call(gov, tool, {})
     assert (decision["allow"], decision["violations"]) == (True, [])
     assert decision["riskScore"] == 0
@@ -281,6 +294,13 @@ def test_list_paths_check_every_item_and_fix_each(gov: govcore.Governance) -> No
     expected["items"][0]["qty"] = 1
     expected["items"][2]["qty"] = "10"
     assert decision["suggestedArguments"] == expected
+
+
+def test_a_list_path_over_a_single_value_checks_that_value(gov: govcore.Governance) -> None:
+    """`items[*].qty` over one item instead of a list of them still checks, and fixes, it."""
+    decision = _call(gov, "bank.refund", {"items": {"qty": 50}, "amount": 10})
+    assert _found(decision) == [("transfer-limits", "50")]
+    assert decision["suggestedArguments"] == {"items": {"qty": 10}, "amount": 10}
 
 
 def test_nested_list_paths_and_indexes(gov: govcore.Governance) -> None:
