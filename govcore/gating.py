@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import math
 import operator
 import re
@@ -153,6 +154,9 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, dict | list):
+        # As the caller wrote it: JSON, not Python's repr ("['EUR']").
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     return str(value)
 
 

@@ -270,6 +270,8 @@ def test_non_numbers_under_max_are_violations_without_fix(
         ({"enabled": 1}, ["1"]),
         ({"enabled": True}, []),
         ({"flag": None}, ["null"]),
+        ({"currency": ["EUR"]}, ['["EUR"]']),
+        ({"currency": {"code": "EUR", "name": "€"}}, ['{"code": "EUR", "name": "€"}']),
     ],
 )
 def test_one_of_compares_json_values(
