@@ -143,15 +143,16 @@ class Scanner:
             start: where to begin; offsets stay relative to the whole of ``text``.
         """
         hits = self._scan(text, start)
+        found = len(hits)
         fresh = hits
-        rounds = 0
         # A freed match may hold back another ("a@b.com123-45-6789 4111 1111 ..."): a few
         # rounds free chains of them; a longer chain is left to the redaction's own check.
-        while fresh and rounds < _FREED_ROUNDS:
+        for _ in range(_FREED_ROUNDS):
             fresh = self._freed(text, start, hits, fresh)
+            if not fresh:
+                break
             hits = hits + fresh
-            rounds += 1
-        if rounds > 1:
+        if len(hits) > found:
             hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
         return hits
 
@@ -201,10 +202,10 @@ class Scanner:
                     continue  # cut by the region's edge: not a match of the text
                 if any(a < candidate.end and candidate.start < b for a, b in blanks):
                     continue  # partly blank: not text of the original
-                spans = known.setdefault(candidate.rule.index, [])
-                if any(a < candidate.end and candidate.start < b for a, b in spans):
+                taken = known.setdefault(candidate.rule.index, [])
+                if any(a < candidate.end and candidate.start < b for a, b in taken):
                     continue  # the rule already matches here
-                spans.append((candidate.start, candidate.end))
+                taken.append((candidate.start, candidate.end))
                 freed.append(candidate)
         return freed
 
