@@ -5,10 +5,9 @@ Detection runs on a normalised copy of the text so that cheap evasions do not wo
 removal of what NFKC keeps but a reader does not see: format characters (category Cf:
 zero-width spaces and joiners, soft hyphens, word joiners, bidi controls, tag characters, the
 byte-order mark), variation selectors and the other default-ignorable characters (the
-combining grapheme joiner, Hangul fillers). Unicode hyphens and dashes read as ``-``. Letters keep
-their case: patterns match
-case-insensitively (RE2's Unicode case folding), terms on a lower-cased copy, and detectors that
-care about case (an AWS key) can still see it. Violations always report offsets and text of
+combining grapheme joiner, Hangul fillers). Unicode hyphens and dashes read as ``-``. Letters
+keep their case: patterns match case-insensitively (RE2's Unicode case folding), terms on a
+lower-cased copy, and detectors that care about case (an AWS key) can still see it. Violations always report offsets and text of
 the original, so the map from normalised to original positions is part of the result.
 """
 

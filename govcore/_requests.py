@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from govcore._suggest import unknown_field, wire_names_at
+from govcore._suggest import unknown_field_at
 from govcore.errors import FieldProblem, InvalidRequestError
 
 __all__ = ["check_size", "parse_json_body", "validate_request"]
@@ -113,7 +113,7 @@ def _detail(model: type[BaseModel], error: Mapping[str, Any]) -> FieldProblem:
         if "tenant" in name.lower():
             reason = "a tenant is never sent in a request: it comes from the API key"
         else:
-            reason = unknown_field(name, wire_names_at(model, error["loc"]))
+            reason = unknown_field_at(model, error["loc"])
     elif kind == "missing":
         reason = "required"
     else:

@@ -7,7 +7,6 @@ one spelt a little differently: ``session_id`` for ``sessionId``, ``enforcment``
 
 from __future__ import annotations
 
-import types
 import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from rapidfuzz import fuzz, process
 
-__all__ = ["closest_name", "unknown_field", "wire_names_at"]
+__all__ = ["closest_name", "unknown_field", "unknown_field_at", "wire_names_at"]
 
 _MIN_SIMILARITY = 70
 """rapidfuzz's ``ratio`` (0 to 100) a candidate needs: two or three letters off a name of eight,
@@ -35,14 +34,20 @@ def closest_name(name: str, candidates: Iterable[str]) -> str | None:
         return None
     if key in folded:
         return folded[key]
-    match = process.extractOne(key, folded, scorer=fuzz.ratio, score_cutoff=_MIN_SIMILARITY)
-    return None if match is None else folded[match[2]]
+    # Folded against folded: the case and separators a caller got wrong do not count.
+    match = process.extractOne(key, list(folded), scorer=fuzz.ratio, score_cutoff=_MIN_SIMILARITY)
+    return None if match is None else folded[match[0]]
 
 
 def unknown_field(name: str, candidates: Iterable[str]) -> str:
     """The reason given for an unknown field, with the field probably meant when there is one."""
     meant = closest_name(name, candidates)
     return "unknown field" if meant is None else f"unknown field (did you mean {meant!r}?)"
+
+
+def unknown_field_at(model: type[BaseModel], loc: Sequence[int | str]) -> str:
+    """The reason for pydantic's ``extra_forbidden`` at ``loc`` of ``model``."""
+    return unknown_field(str(loc[-1]) if loc else "", wire_names_at(model, loc))
 
 
 def wire_names_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
@@ -76,8 +81,7 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     """The model inside an annotation such as ``list[Rule] | None`` or ``Annotated[Rule, ...]``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    origin = typing.get_origin(annotation)
-    if origin is None and not isinstance(annotation, types.UnionType):
+    if typing.get_origin(annotation) is None:
         return None
     for argument in typing.get_args(annotation):
         found = _model_in(argument)

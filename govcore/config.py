@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from govcore._suggest import unknown_field, wire_names_at
+from govcore._suggest import unknown_field, unknown_field_at
 from govcore._text import words_of
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
@@ -362,10 +362,7 @@ def _problems(exc: ValidationError, where: str, model: type[BaseModel]) -> list[
     found = []
     for error in exc.errors(include_url=False):
         field = _dotted(error["loc"])
-        if error["type"] == "extra_forbidden" and error["loc"]:
-            message = unknown_field(str(error["loc"][-1]), wire_names_at(model, error["loc"]))
-        else:
-            message = _reason(error)
+        message = _reason(error, model)
         location = f"{where}: {field}" if field else where
         found.append(ConfigProblem(location, message))
     return found
@@ -383,10 +380,10 @@ def _dotted(loc: Sequence[int | str]) -> str:
     return text
 
 
-def _reason(error: Mapping[str, Any]) -> str:
+def _reason(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
-        return "unknown field"
+        return unknown_field_at(model, error["loc"])
     if kind == "missing":
         return "required"
     message = str(error["msg"])

@@ -107,16 +107,19 @@ class Scanner:
         # one by one, present terms with str.find (or the automaton when many occur).
         # A phrase (a term of several words) is also found with other whitespace between its
         # words ("money  back", "money\nback"): the set holds it as a pattern with a run of
-        # whitespace for each space, and a phrase that occurs is located with its own pattern,
-        # compiled when first needed.
-        self._phrase_patterns: dict[int, Any] = {}
+        # whitespace for each space, and a phrase that occurs is located with its own pattern.
+        self._phrase_patterns: dict[int, Any] = {
+            index: re2.compile(_phrase_pattern(key), _OPTIONS)
+            for index, (key, _) in enumerate(self._terms)
+            if " " in key
+        }
         self._set: Any = None
         if patterns or terms:
             every = re2.Set.SearchSet(_OPTIONS)
             for pattern in patterns:
                 every.Add(pattern.compiled.pattern)
             for key in terms:
-                every.Add(_phrase_pattern(key, "+") if " " in key else re2.escape(key))
+                every.Add(_phrase_pattern(key) if " " in key else re2.escape(key))
             every.Compile()
             self._set = every
         self._automaton: Any = None
@@ -130,7 +133,9 @@ class Scanner:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def scan(self, text: str, start: int = 0) -> list[Hit]:
+    def scan(
+        self, text: str, start: int = 0, applicable: frozenset[str] | None = None
+    ) -> list[Hit]:
         """The matches of every rule in ``text[start:]``, in original offsets, sorted.
 
         A candidate that a validator refused only because it stands against the letters or
@@ -141,14 +146,17 @@ class Scanner:
         Args:
             text: the text to check.
             start: where to begin; offsets stay relative to the whole of ``text``.
+            applicable: ids of the policies whose rules count (all when None). Only their
+                matches are reported, and only their matches free a neighbour: another
+                policy's match is not redacted, so it sets nothing free.
         """
-        hits = self._scan(text, start)
+        hits = self._scan(text, start, applicable)
         found = len(hits)
         fresh = hits
         # A freed match may hold back another ("a@b.com123-45-6789 4111 1111 ..."): a few
         # rounds free chains of them; a longer chain is left to the redaction's own check.
         for _ in range(_FREED_ROUNDS):
-            fresh = self._freed(text, start, hits, fresh)
+            fresh = self._freed(text, start, hits, fresh, applicable)
             if not fresh:
                 break
             hits = hits + fresh
@@ -156,10 +164,18 @@ class Scanner:
             hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
         return hits
 
-    def _freed(self, text: str, start: int, hits: list[Hit], fresh: list[Hit]) -> list[Hit]:
+    def _freed(
+        self,
+        text: str,
+        start: int,
+        hits: list[Hit],
+        fresh: list[Hit],
+        applicable: frozenset[str] | None,
+    ) -> list[Hit]:
         """Candidates the ``fresh`` hits held back: the text around each such hit is scanned
         again with every hit in it blanked out (spaces of the same length, so offsets hold).
-        Overlapping regions are merged, so no character is scanned twice in a round."""
+        Overlapping regions are merged, so no character is scanned twice in a round, and a
+        candidate that overlaps a blank (so any hit) is not one."""
         glued = sorted((h for h in fresh if _holds_back(text, start, h)), key=lambda h: h.start)
         if not glued:
             return []
@@ -174,9 +190,6 @@ class Scanner:
         regions = [
             (low, high, [o for o in hits if o.start < high and low < o.end]) for low, high in spans
         ]
-        known: dict[int, list[tuple[int, int]]] = {}
-        for h in hits:
-            known.setdefault(h.rule.index, []).append((h.start, h.end))
         freed: list[Hit] = []
         for region_start, region_end, blanked in regions:
             pieces: list[str] = []
@@ -189,7 +202,7 @@ class Scanner:
                     blanks.append((begin, end))
                     copied = end
             pieces.append(text[copied:region_end])
-            for found in self._scan("".join(pieces), 0):
+            for found in self._scan("".join(pieces), 0, applicable):
                 candidate = Hit(
                     found.rule,
                     found.start + region_start,
@@ -202,14 +215,10 @@ class Scanner:
                     continue  # cut by the region's edge: not a match of the text
                 if any(a < candidate.end and candidate.start < b for a, b in blanks):
                     continue  # partly blank: not text of the original
-                taken = known.setdefault(candidate.rule.index, [])
-                if any(a < candidate.end and candidate.start < b for a, b in taken):
-                    continue  # the rule already matches here
-                taken.append((candidate.start, candidate.end))
                 freed.append(candidate)
         return freed
 
-    def _scan(self, text: str, start: int) -> list[Hit]:
+    def _scan(self, text: str, start: int, applicable: frozenset[str] | None) -> list[Hit]:
         if not self.rules or start >= len(text):
             return []
         window = text[start:] if start else text
@@ -220,13 +229,17 @@ class Scanner:
         if present:
             present.sort()  # RE2 answers in no particular order; patterns come first
             first_term = bisect_left(present, len(self._patterns))
+            # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
+            chars = _CharOffsets(normalized.text, data)
             if first_term:
-                self._scan_patterns(normalized.text, data, present[:first_term], found)
+                self._scan_patterns(normalized.text, data, chars, present[:first_term], found)
             if first_term < len(present):
-                self._scan_terms(normalized.text, data, present[first_term:], found)
+                self._scan_terms(normalized.text, data, chars, present[first_term:], found)
         hits: list[Hit] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
+            if applicable is not None and rule.policy.id not in applicable:
+                continue
             for norm_start, norm_end, factor in _leftmost_longest(spans):
                 orig_start, orig_end = normalized.original_span(norm_start, norm_end)
                 hits.append(
@@ -234,8 +247,8 @@ class Scanner:
                         rule,
                         start + orig_start,
                         start + orig_end,
-                        # Rounding removes float noise (0.9 x 0.7 is 0.6299999999999999) but
-                        # never moves a value across the 0.7 blocking threshold.
+                        # Rounding removes float noise (0.9 x 0.7 is 0.6299999999999999);
+                        # at 10 places it keeps 0.699995 below the 0.7 blocking threshold.
                         round(rule.confidence * factor, 10),
                     )
                 )
@@ -246,11 +259,10 @@ class Scanner:
         self,
         text: str,
         data: bytes,
+        chars: _CharOffsets,
         present: list[int],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
-        # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
-        chars = _CharOffsets(text, data)
         for pattern_index in present:
             pattern = self._patterns[pattern_index]
             for begin, end, factor in _spans(pattern, text, data, chars):
@@ -261,58 +273,53 @@ class Scanner:
         self,
         text: str,
         data: bytes,
+        chars: _CharOffsets,
         present: list[int],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
         lowered = _lower(text)
         skip = len(self._patterns)
-        if len(present) > _FIND_LIMIT:
-            # Many terms: one automaton pass over a copy whose whitespace runs between words
-            # are one space each, so phrases are found however they are spaced.
-            view, back = _single_spaced(lowered)
+        terms = [index - skip for index in present]
+        phrases = [index for index in terms if index in self._phrase_patterns]
+        if len(terms) > _FIND_LIMIT:
+            # Many terms: one automaton pass; when phrases occur, over a copy whose
+            # whitespace runs between words are one space each, so they are found however
+            # they are spaced.
+            view, back = _single_spaced(lowered) if phrases else (lowered, _same)
             occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]] = (
                 (back(last - length + 1), back(last) + 1, owners)
                 for last, (length, owners) in self._automaton.iter(view)
             )
             _add_term_hits(lowered, occurrences, found)
             return
-        words = [
-            self._terms[index - skip]
-            for index in present
-            if " " not in self._terms[index - skip][0]
-        ]
+        words = [self._terms[index] for index in terms if index not in self._phrase_patterns]
         _add_term_hits(lowered, _find_all(lowered, words), found)
-        phrases = [index - skip for index in present if " " in self._terms[index - skip][0]]
         if phrases:
-            self._scan_phrases(lowered, text, data, phrases, found)
+            self._scan_phrases(lowered, data, chars, phrases, found)
 
     def _scan_phrases(
         self,
         lowered: str,
-        text: str,
         data: bytes,
+        chars: _CharOffsets,
         phrases: list[int],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
         """Every occurrence of each phrase, with any whitespace run of up to 16 characters
         between its words."""
-        chars = _CharOffsets(text, data)
         occurrences = []
         for index in phrases:
-            key, owners = self._terms[index]
-            compiled = self._phrase_patterns.get(index)
-            if compiled is None:
-                compiled = self._phrase_patterns[index] = re2.compile(
-                    _phrase_pattern(key, "{1,16}"), _OPTIONS
-                )
-            search = compiled._regexp.Match
+            owners = self._terms[index][1]
+            search = self._phrase_patterns[index]._regexp.Match
             position, size = 0, len(data)
             while position < size:
                 begin, end = search(_UNANCHORED, data, position, size)[0]
                 if begin == -1:
                     break
-                occurrences.append((chars.char(begin), chars.char(end), owners))
                 position = begin + 1  # overlapping occurrences count too
+                first, last = chars.char(begin), chars.char(end)
+                if _LONG_GAP.search(lowered, first, last) is None:
+                    occurrences.append((first, last, owners))
         _add_term_hits(lowered, occurrences, found)
 
 
@@ -334,13 +341,16 @@ def _add_term_hits(
 # Whitespace between the words of a phrase: what str.split() splits on (after NFKC, which makes
 # most Unicode spaces plain ones). A run of more than 16 separates the words for good, so that a
 # phrase still ends within reach of its start, as streaming needs.
-_SPACE = r"[\t\n\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{2028}\x{2029}]"
+_SPACE = r"[\t\n\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{1680}\x{2028}\x{2029}]"
+_LONG_GAP = re.compile(r"\s{17}")
 _ODD_SPACE_RUN = re.compile(r"(?<!\s)(?:[^\S ]|\s{2,16})(?!\s)")
 
 
-def _phrase_pattern(key: str, repeat: str) -> str:
-    """A phrase's words with a run of whitespace (``repeat``: "+" or "{1,16}") for each space."""
-    return f"{_SPACE}{repeat}".join(re2.escape(word) for word in key.split(" "))
+def _phrase_pattern(key: str) -> str:
+    """A phrase's words with a run of whitespace for each space (runs longer than 16 are
+    refused after matching: a counted repeat would make each pattern several times dearer to
+    compile, and a policy set holds thousands of phrases)."""
+    return f"{_SPACE}+".join(re2.escape(word) for word in key.split(" "))
 
 
 def _single_spaced(text: str) -> tuple[str, Callable[[int], int]]:
@@ -352,12 +362,12 @@ def _single_spaced(text: str) -> tuple[str, Callable[[int], int]]:
     copied = removed = 0
     for run in _ODD_SPACE_RUN.finditer(text):
         pieces += [text[copied : run.start()], " "]
+        starts.append(run.start() - removed + 1)  # just after the run's one space in the copy
         removed += run.end() - run.start() - 1
-        copied = run.end()
-        starts.append(run.start() + 1 - (removed - (run.end() - run.start() - 1)))
         shifts.append(removed)
+        copied = run.end()
     if not starts:
-        return text, lambda position: position
+        return text, _same
     pieces.append(text[copied:])
 
     def back(position: int) -> int:
@@ -433,9 +443,10 @@ def _holds_back(text: str, start: int, hit: Hit) -> bool:
 
 def _touches(side: str) -> bool:
     """``side``: the characters next to a match, nearest first. A letter or digit; up to two
-    separators of numbers and then a digit (a number pattern runs on across them); or two
-    characters without a space ("b.com+1 415", "2001:db8::1john"). A full stop or comma ending
-    a phrase does not touch."""
+    separators of numbers and then a digit (a number pattern runs on across them: "00. 4111");
+    or a sign a pattern starts with or runs across, then no space ("b.com+1 415",
+    "a@b.co:8080"). A full stop, comma or quote ending a phrase or a JSON string does not
+    touch."""
     if not side:
         return False
     if _is_word(side[0]):
@@ -445,7 +456,11 @@ def _touches(side: str) -> bool:
         separators += 1
     if separators and separators < len(side) and side[separators].isdigit():
         return True
-    return not side[0].isspace() and len(side) > 1 and not side[1].isspace()
+    return side[0] in "+(:@/" and len(side) > 1 and not side[1].isspace()
+
+
+def _same(position: int) -> int:
+    return position
 
 
 def _is_word(char: str) -> bool:

@@ -94,8 +94,11 @@ def _resolve(
         elif value is not None:
             # "one or many": a single value where a list was expected is checked as its item
             yield from _resolve(value, rest, path)
-    elif isinstance(value, list) and 0 <= step < len(value):
-        yield from _resolve(value[step], rest, (*path, step))
+    elif isinstance(value, list):
+        if 0 <= step < len(value):
+            yield from _resolve(value[step], rest, (*path, step))
+    elif step == 0 and value is not None:
+        yield from _resolve(value, rest, path)  # one value where a list was expected: item 0
 
 
 def _strings(value: Any, path: Path, into: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
@@ -246,9 +249,7 @@ def check_tool_call(
     per_string: dict[int, list[Hit]] = {}
     joined = _SEPARATOR.join(text for _, text in strings)
     wanted = joined and (applicable_policies is None or applicable_policies)
-    for hit in scanner.scan(joined) if wanted else ():
-        if applicable_policies is not None and hit.rule.policy.id not in applicable_policies:
-            continue
+    for hit in scanner.scan(joined, applicable=applicable_policies) if wanted else ():
         owner = bisect_right(starts, hit.start) - 1
         offset = starts[owner]
         if hit.end - offset <= len(strings[owner][1]):

@@ -76,7 +76,7 @@ from govcore.violations import (
 )
 
 if TYPE_CHECKING:
-    from govcore.http import HttpResponse
+    from govcore.http import Headers, HttpResponse
 
 __all__ = ["Governance", "GovernanceClient", "RawBody"]
 
@@ -246,7 +246,7 @@ class Governance:
         self,
         method: str,
         path: str,
-        headers: Mapping[str, str] | Sequence[tuple[str | bytes, str | bytes]] | None = None,
+        headers: Headers = None,
         body: bytes | str | None = None,
     ) -> HttpResponse:
         """Answer one HTTP request without a network: the transport-neutral dispatcher.
@@ -328,10 +328,6 @@ class Governance:
             principal.require_scope("governance:check")
             principal.require_feature("post_inference_checking")
         request = validate_request(TurnRequest, payload)
-        if request.check_output and request.turn.role != "assistant":
-            raise InvalidRequestError.for_field(
-                "checkOutput", "is valid only when turn.role is 'assistant'"
-            )
         self._check_turn_sizes(request)
         if request.idempotency_key is None:
             return Result(self._run_turn(principal, request))
@@ -596,11 +592,7 @@ class Governance:
         started = time.perf_counter()
         tenant = self._tenants[principal.tenant]
         applicable = tenant.policies_in_areas(areas)
-        hits = [
-            h
-            for h in tenant.scanner.scan(output)
-            if applicable is None or h.rule.policy.id in applicable
-        ]
+        hits = tenant.scanner.scan(output, applicable=applicable)
         violations = output_violations(output, hits)
         response = PostInferenceResponse(
             safe=not any(unsafe(v.enforcement_type, v.confidence) for v in violations),

@@ -18,7 +18,13 @@ from urllib.parse import unquote
 from pydantic import BaseModel
 
 from govcore.access import bearer_token
-from govcore.errors import GovcoreError, MethodNotAllowedError, NotFoundError, RateLimitedError
+from govcore.errors import (
+    AuthenticationError,
+    GovcoreError,
+    MethodNotAllowedError,
+    NotFoundError,
+    RateLimitedError,
+)
 from govcore.governance import RawBody
 
 if TYPE_CHECKING:
@@ -124,7 +130,8 @@ Headers = Mapping[str, str] | Sequence[tuple[str | bytes, str | bytes]] | None
 
 def _lowered(headers: Any) -> dict[str, str]:
     """Header names lower-cased. Besides a mapping, pairs are accepted as servers hand them over
-    (ASGI: a list of ``(bytes, bytes)``); anything else counts as no headers at all."""
+    (ASGI: a list of ``(bytes, bytes)``); anything else counts as no headers at all. Of a
+    repeated header the first counts, but two different ``Authorization`` values are refused."""
     if not headers:
         return {}
     if isinstance(headers, Mapping):
@@ -141,7 +148,11 @@ def _lowered(headers: Any) -> dict[str, str]:
             item.decode("latin-1") if isinstance(item, bytes | bytearray) else item for item in pair
         )
         if isinstance(name, str) and isinstance(value, str):
-            lowered.setdefault(name.lower(), value)  # a repeated header: the first one counts
+            name = name.lower()
+            if name == "authorization" and lowered.get(name, value) != value:
+                # Which one a proxy in front went by cannot be known: neither is trusted.
+                raise AuthenticationError("conflicting Authorization headers")
+            lowered.setdefault(name, value)
     return lowered
 
 

@@ -18,7 +18,9 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationInfo,
     field_serializer,
+    field_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -77,11 +79,12 @@ MAX_JSON_DEPTH = 32
 _INT64 = 2**63
 
 
-def _refuse_non_finite(value: Any) -> Any:
+def _refuse_non_json(value: Any) -> Any:
     """Refuse in a free-form JSON value what cannot be stored or echoed faithfully.
 
-    NaN and infinities, integers beyond 64 bits, invalid text, and nesting deeper than
-    ``MAX_JSON_DEPTH``. The message names where: ``items[2].price``.
+    NaN and infinities, integers beyond 64 bits, invalid text, nesting deeper than
+    ``MAX_JSON_DEPTH``, keys that are not strings, and values JSON has no form for (a tuple,
+    bytes, a set, any other object). The message names where: ``items[2].price``.
     """
     problem = _json_problem(value, 0)
     if problem is not None:
@@ -113,9 +116,9 @@ def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
             return [], f"value{{where}} is nested more than {MAX_JSON_DEPTH} levels deep"
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for step, item in items:
-            if type(step) is not str and isinstance(value, dict):
+            if not isinstance(step, str) and isinstance(value, dict):
                 return [], f"key {step!r}{{where}} is not a string (JSON keys are)"
-            if type(step) is str and not (step.isascii() or _encodable(step)):
+            if isinstance(step, str) and not (step.isascii() or _encodable(step)):
                 return [], _BAD_TEXT  # a key: reported at its object's path
             if type(item) is str and item.isascii():
                 continue
@@ -167,7 +170,7 @@ Identifier = Annotated[
 ]
 """A caller-chosen identifier (session id, idempotency key): 1 to 256 printable characters."""
 
-JsonObject = Annotated[dict[str, Any], AfterValidator(_refuse_non_finite)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_refuse_non_json)]
 """A free-form JSON object (tool arguments, attributes, context)."""
 
 
@@ -273,7 +276,7 @@ class EndUserContext(_WireModel):
 
     attributes: (
         Annotated[
-            dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(_refuse_non_finite)
+            dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(_refuse_non_json)
         ]
         | None
     ) = None
@@ -297,6 +300,16 @@ class TurnRequest(_WireModel):
     idempotency_key: Identifier | None = None
     check_output: bool = False
     ttl_seconds: TtlSeconds | None = None
+
+    @field_validator("check_output")
+    @classmethod
+    def _check_output_needs_assistant(cls, value: bool, info: ValidationInfo) -> bool:
+        # A field validator, not a model one, so the refusal names checkOutput; ``turn`` is
+        # declared earlier, so it is in ``info.data`` when it was valid.
+        turn = info.data.get("turn")
+        if value and turn is not None and turn.role != "assistant":
+            raise ValueError("is valid only when turn.role is 'assistant'")
+        return value
 
 
 class TurnDiff(_WireModel):

@@ -259,7 +259,7 @@ _CREDENTIAL_EXPLANATION = (
     "contains a secret (a private key, an API key, an access token or a password)"
 )
 _ND = r"\p{Nd}"
-_SEP = r"[ \-.\x{2010}-\x{2015}\x{2212}]"
+_SEP = r"[ \-.]"  # Unicode dashes are "-" by now (normalisation)
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -319,12 +319,13 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "secret",
         # A block cut short (an output truncated, an END line never sent): the header, any
-        # "Proc-Type:" lines, then every line of at least 16 base64 characters that follows,
-        # with real or JSON-escaped line breaks. Where the END line is there, the whole block
-        # above is the longer match and wins.
+        # "Proc-Type:" lines, every line of at least 16 base64 characters that follows, and a
+        # last, shorter line ending in "=" padding; with real or JSON-escaped line breaks.
+        # Where the END line is there, the whole block above is the longer match and wins.
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"(?:(?:\r?\n|\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
-        r"(?:(?:\r?\n|\\n|[ \t])+[A-Za-z0-9+/=]{16,})+",
+        r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
+        r"(?:(?:\r?\n|(?:\\r)?\\n|[ \t])+[A-Za-z0-9+/=]{16,})+"
+        r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/]{0,15}={1,2})?",
         _secret(1.0),
         _CREDENTIAL_EXPLANATION,
     ),

@@ -104,9 +104,8 @@ def redact(
         # ("[card number removed]"), not something the output said.
         again = [
             h
-            for h in scanner.scan(result)
-            if (applicable is None or h.rule.policy.id in applicable)
-            and not any(lo <= h.start and h.end <= hi for lo, hi in inserted)
+            for h in scanner.scan(result, applicable=applicable)
+            if not any(lo <= h.start and h.end <= hi for lo, hi in inserted)
         ]
         if not again:
             break

@@ -816,3 +816,35 @@ def test_iban_right_after_a_key_is_found() -> None:
     """An IBAN candidate that starts inside the key before it must not swallow the IBAN."""
     text = "sk_live_4eC39HqLyjWDarjtT1zdp7dc GB82 WEST 1234 5698 7654 32 now"
     assert found(IBAN, text) == ["GB82 WEST 1234 5698 7654 32"]
+
+
+def test_a_match_of_a_policy_that_does_not_apply_frees_nothing() -> None:
+    """A value held back by another policy's match is freed only when that policy applies:
+    a match that will not be redacted sets nothing free."""
+    both = _scanner_of(("a", {"regex": "ref"}), ("b", CARD))
+    text = "ref4111111111111111"
+    assert [h.rule.policy.id for h in both.scan(text)] == ["a", "b"]
+    assert both.scan(text, applicable=frozenset({"b"})) == []
+    assert [h.rule.policy.id for h in both.scan(text, applicable=frozenset({"a"}))] == ["a"]
+
+
+def _scanner_of(*rules: tuple[str, dict[str, Any]]) -> Scanner:
+    documents = [PolicyDocument.model_validate(policy(pid, detect=[rule])) for pid, rule in rules]
+    return compile_rules((document, document.detect[0]) for document in documents)
+
+
+@pytest.mark.parametrize(
+    ("block", "after"),
+    [
+        (f"-----BEGIN RSA PRIVATE KEY-----\n{KEY_LINES}\nabc=", "\nThanks"),
+        (
+            "-----BEGIN PRIVATE KEY-----\\r\\nMIIEowIBAAKCAQEAx7u0Xj2yqVZp\\r\\nQ3k9vY2nB8s7T6f5eR4w",
+            '"',
+        ),
+    ],
+    ids=["short-padded-last-line", "json-escaped-crlf"],
+)
+def test_private_key_block_cut_short_keeps_its_last_line_and_escaped_breaks(
+    block: str, after: str
+) -> None:
+    assert found(SECRET, f"key: {block}{after}") == [block]

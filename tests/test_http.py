@@ -194,3 +194,16 @@ def test_headers_may_be_name_value_pairs(
 def test_headers_of_no_known_shape_count_as_none(gov: govcore.Governance, headers: object) -> None:
     response = gov.handle("GET", "/governance/conversation/nobody", headers, None)  # type: ignore[arg-type]
     assert response.status == 401
+
+
+def test_two_different_authorization_headers_are_refused(gov: govcore.Governance) -> None:
+    """Which of two keys a proxy in front went by cannot be known: 401, whichever is valid."""
+    headers = [
+        ("Authorization", f"Bearer {FULL_KEY}"),
+        ("authorization", "Bearer gk_other_key_00001"),
+    ]
+    response = gov.handle("GET", "/governance/conversation/nobody", headers, None)
+    assert response.status == 401
+    assert "conflicting" in response.json()["message"]
+    same_twice = [("Authorization", f"Bearer {FULL_KEY}")] * 2
+    assert gov.handle("GET", "/governance/conversation/nobody", same_twice, None).status == 404

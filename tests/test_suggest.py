@@ -32,5 +32,8 @@ def test_one_letter_off_is_suggested_and_unrelated_names_are_not() -> None:
     assert closest_name("sesionId", fields) == "sessionId"
     assert closest_name("tokenBudjet", fields) == "tokenBudget"
     assert closest_name("colour", fields) is None
+    # misspelt and in another case convention at once: compared folded on both sides
+    assert closest_name("maxbdybites", ["maxBodyBytes", "maxOutputBytes"]) == "maxBodyBytes"
+    assert closest_name("end_usr_ctx", ["endUserContext", "sessionId"]) == "endUserContext"
     assert closest_name("", fields) is None
     assert closest_name("turn", []) is None

@@ -673,3 +673,21 @@ def test_an_empty_tool_name_is_refused_in_characters() -> None:
         client.check_tool_call({"sessionId": "s", "toolName": "", "arguments": {}})
     [detail] = refused.value.details
     assert (detail.field, detail.message) == ("toolName", "String should have at least 1 character")
+
+
+def test_an_index_path_over_a_single_value_checks_it_as_item_0(gov: govcore.Governance) -> None:
+    """`items[0].sku` over one item instead of a list checks that item."""
+    decision = _call(gov, "bank.transfer", {"items": {"sku": "SKU-9"}})
+    assert _found(decision) == [("transfer-limits", "SKU-9")]
+
+
+def test_string_enum_keys_are_json_keys() -> None:
+    """A key that is a str subclass (a StrEnum member) is a string."""
+    import enum
+
+    class ArgumentName(enum.StrEnum):
+        MEMO = "memo"
+
+    client = _one_policy_client()
+    body = {"sessionId": "s", "toolName": "notes.add", "arguments": {ArgumentName.MEMO: "hello"}}
+    assert client.check_tool_call(body).allow is True
