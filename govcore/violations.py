@@ -41,8 +41,9 @@ def risk_score(violations: Iterable[tuple[float, float]]) -> float:
 
 
 def unsafe(enforcement: str, confidence: float) -> bool:
-    """Whether a violation makes an output unsafe: ``fix`` or ``warning`` at >= 0.7 confidence."""
-    return enforcement != "audit" and confidence >= BLOCK_CONFIDENCE
+    """Whether a violation makes an output unsafe: ``fix`` at >= 0.7 confidence, the rule that
+    blocks a tool call. A ``warning`` is reported and allowed, as it is for tool calls."""
+    return enforcement == "fix" and confidence >= BLOCK_CONFIDENCE
 
 
 def _unique(hits: Iterable[Hit]) -> list[Hit]:

@@ -130,15 +130,16 @@ def test_clean_output_is_safe_with_zero_risk(gov: govcore.Governance) -> None:
     ("sample", "safe"),
     [
         ("4111 1111 1111 1111", False),
-        ("guaranteed refund", False),
+        ("guaranteed refund", True),
         ("10.20.30.40", True),
         ("PROJ-4242", True),
     ],
 )
-def test_safe_is_false_for_confident_fix_or_warning_violations(
+def test_safe_is_false_exactly_for_confident_fix_violations(
     gov: govcore.Governance, sample: str, safe: bool
 ) -> None:
-    """`fix` or `warning` violations at confidence >= 0.7 make an output unsafe; `audit` never does."""
+    """A `fix` violation at confidence >= 0.7 makes an output unsafe, the rule that blocks a
+    tool call; `warning` and `audit` violations are reported, and the output stays safe."""
     verdict = _post(gov, f"see {sample} here")
     assert verdict["safe"] is safe
     assert 0 < verdict["riskScore"] <= 1
