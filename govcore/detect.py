@@ -161,7 +161,7 @@ class Scanner:
                 break
             hits = hits + fresh
         if len(hits) > found:
-            hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
+            hits.sort(key=_text_order)
         return hits
 
     def _freed(
@@ -252,7 +252,7 @@ class Scanner:
                         round(rule.confidence * factor, 10),
                     )
                 )
-        hits.sort(key=lambda h: (h.start, h.end, h.rule.index))
+        hits.sort(key=_text_order)
         return hits
 
     def _scan_patterns(
@@ -529,6 +529,11 @@ def _window_spans(
             # The validator kept a shorter match (a card number followed by a year): search
             # again right after it, so a match that began inside the candidate is not lost.
             position = chars.byte(accepted[1])
+
+
+def _text_order(hit: Hit) -> tuple[int, int, int]:
+    """The order of a scan's hits: by start, then end, then rule."""
+    return hit.start, hit.end, hit.rule.index
 
 
 def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
