@@ -444,9 +444,8 @@ def _holds_back(text: str, start: int, hit: Hit) -> bool:
 def _touches(side: str) -> bool:
     """``side``: the characters next to a match, nearest first. A letter or digit; up to two
     separators of numbers and then a digit (a number pattern runs on across them: "00. 4111");
-    or a sign a pattern starts with or runs across, then no space ("b.com+1 415",
-    "a@b.co:8080"). A full stop, comma or quote ending a phrase or a JSON string does not
-    touch."""
+    or a sign that is not a closing one, then no space ("b.com+1 415", "...000-jane@x.io"). A
+    full stop, comma, quote or bracket ending a phrase or a JSON string does not touch."""
     if not side:
         return False
     if _is_word(side[0]):
@@ -456,7 +455,11 @@ def _touches(side: str) -> bool:
         separators += 1
     if separators and separators < len(side) and side[separators].isdigit():
         return True
-    return side[0] in "+(:@/" and len(side) > 1 and not side[1].isspace()
+    return side[0] not in _CLOSING and len(side) > 1 and not side[1].isspace()
+
+
+_CLOSING = frozenset(" \t\n\r\"',;)]}>")
+"""What ends a phrase, a quoted string or a bracket: a match next to one touches nothing."""
 
 
 def _same(position: int) -> int:
