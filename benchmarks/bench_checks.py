@@ -47,11 +47,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import corpus  # noqa: E402
 
 import govcore  # noqa: E402
-from govcore.detect import Hit, Scanner, compile_rules  # noqa: E402
-from govcore.pii import DETECTORS  # noqa: E402
+from govcore.core.stream_window import stream_step  # noqa: E402
+from govcore.core.violations import output_violations, redact, stream_violations  # noqa: E402
+from govcore.detection.pii import DETECTORS  # noqa: E402
+from govcore.detection.scanner import Hit, Scanner, compile_rules  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
-from govcore.stream import stream_step  # noqa: E402
-from govcore.violations import output_violations, redact, stream_violations  # noqa: E402
 
 KEY = "gk_bench_checks_0001"
 PII_KINDS = ("email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret")

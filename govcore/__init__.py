@@ -42,7 +42,7 @@ from govcore.models import (
     Violation,
 )
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.streaming import StreamGuard
+from govcore.stream_guard import StreamGuard
 from govcore.types import Clock, RetrievalHit, RetrievalIndex, Retriever, Store, StoreWrite
 
 __version__ = "0.1.0"

@@ -16,7 +16,7 @@ from govcore.config import load_config
 from govcore.errors import ConfigError
 from govcore.governance import Governance
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
-from govcore.streaming import StreamGuard
+from govcore.stream_guard import StreamGuard
 
 __all__ = ["main"]
 

@@ -28,10 +28,10 @@ from pydantic import (
 )
 
 from govcore._suggest import unknown_field, unknown_field_at
-from govcore._text import words_of
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
 from govcore.policy import PolicyDocument, PolicySet
+from govcore.retrieval.analysis import words_of
 
 __all__ = [
     "DEFAULT_SCOPES",

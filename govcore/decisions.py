@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
-from govcore.session import iso_timestamp
+from govcore.core.conversation import iso_timestamp
 
 __all__ = ["Decision", "DecisionLog", "JsonlDecisionLog", "MemoryDecisionLog"]
 

@@ -3,7 +3,7 @@
 Each endpoint runs the same pipeline whether it is called through the typed
 :class:`GovernanceClient` or the dispatcher :meth:`Governance.handle`: authenticate (401), rate
 limit (429), scope and feature settings (403), validate (400), then the endpoint itself. The
-decisions are made by the pure functions of :mod:`govcore.session` and :mod:`govcore.render`;
+decisions are made by the pure functions of :mod:`govcore.core.conversation` and :mod:`govcore.core.render`;
 only this module talks to the store and the retrieval index.
 """
 
@@ -22,17 +22,34 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from govcore._clock import system_clock
-from govcore._requests import check_size, parse_json_body, validate_request
-from govcore._text import bounded_window
-from govcore._tokens import estimate_tokens
-from govcore.access import KeyRing, Principal
 from govcore.backends.memory import MemoryStore
 from govcore.backends.tfidf import TfidfRetriever
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
+from govcore.core.conversation import (
+    BindingRecord,
+    ConversationRules,
+    ConversationState,
+    TurnOutcome,
+    advance_conversation,
+    iso_timestamp,
+    prioritise,
+)
+from govcore.core.gating import CompiledToolRule, check_tool_call, compile_tool_rules
+from govcore.core.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
+from govcore.core.render import render_injection_block
+from govcore.core.stream_window import stream_step
+from govcore.core.tokens import estimate_tokens
+from govcore.core.violations import (
+    output_violations,
+    policy_citations,
+    redact,
+    risk_score,
+    stream_violations,
+    unsafe,
+)
 from govcore.decisions import Decision, DecisionLog, JsonlDecisionLog, MemoryDecisionLog
-from govcore.detect import Scanner, compile_rules
+from govcore.detection.scanner import Scanner, compile_rules
 from govcore.errors import BackendError, InvalidRequestError, NotFoundError, RateLimitedError
-from govcore.gating import CompiledToolRule, check_tool_call, compile_tool_rules
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
@@ -53,27 +70,10 @@ from govcore.models import (
     TurnResponse,
 )
 from govcore.policy import PolicyDocument, PolicySet, canonical_json
-from govcore.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
-from govcore.render import render_injection_block
-from govcore.session import (
-    BindingRecord,
-    ConversationRules,
-    ConversationState,
-    TurnOutcome,
-    advance_conversation,
-    iso_timestamp,
-    prioritise,
-)
-from govcore.stream import stream_step
+from govcore.retrieval.analysis import bounded_window
+from govcore.service.access import KeyRing, Principal
+from govcore.service.requests import check_size, parse_json_body, validate_request
 from govcore.types import Clock, RetrievalIndex, Retriever, Store, StoreWrite, TokenCounter
-from govcore.violations import (
-    output_violations,
-    policy_citations,
-    redact,
-    risk_score,
-    stream_violations,
-    unsafe,
-)
 
 if TYPE_CHECKING:
     from govcore.http import Headers, HttpResponse

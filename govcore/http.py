@@ -17,7 +17,6 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel
 
-from govcore.access import bearer_token
 from govcore.errors import (
     AuthenticationError,
     GovcoreError,
@@ -26,6 +25,7 @@ from govcore.errors import (
     RateLimitedError,
 )
 from govcore.governance import RawBody
+from govcore.service.access import bearer_token
 
 if TYPE_CHECKING:
     from govcore.governance import Governance, Result

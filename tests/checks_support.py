@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 import govcore
-from govcore.detect import Scanner, compile_rules
+from govcore.detection.scanner import Scanner, compile_rules
 from govcore.policy import PolicyDocument
 from govcore.testing import FakeClock
 from tests.support import policy

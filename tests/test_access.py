@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.ratelimit import WINDOW_SECONDS, admit
+from govcore.core.ratelimit import WINDOW_SECONDS, admit
 from govcore.testing import FakeClock
 from tests.support import (
     CHECK_KEY,

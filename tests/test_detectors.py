@@ -1,6 +1,6 @@
 """Unit tests of each built-in detector, ``terms`` and ``regex`` rules (contract §2, docs/detection.md).
 
-Each detector is compiled on its own with ``govcore.detect.compile_rules`` and run on valid
+Each detector is compiled on its own with ``govcore.detection.scanner.compile_rules`` and run on valid
 values and on near misses. Every hit is checked to be a span of the original text:
 ``text[start:end]`` is what the caller sent, invisible and full-width characters included.
 """
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.detect import Scanner, compile_rules, explain
-from govcore.pii import mod97_valid
+from govcore.detection.pii import mod97_valid
+from govcore.detection.scanner import Scanner, compile_rules, explain
 from govcore.policy import PolicyDocument
 from tests.support import policy
 

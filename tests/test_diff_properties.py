@@ -2,7 +2,7 @@
 
 Random conversations go through the typed client and every turn's diff is checked against the
 previous turn and against the read-only snapshot. Hold-and-release is checked against a simple
-model by driving :func:`govcore.session.advance_conversation` with controlled selections.
+model by driving :func:`govcore.core.conversation.advance_conversation` with controlled selections.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.session import ConversationRules, ConversationState, advance_conversation
+from govcore.core.conversation import ConversationRules, ConversationState, advance_conversation
 from tests.conftest import (
     ACME_AREAS,
     ACME_BY_ID,

@@ -15,8 +15,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.pii import DEFAULT_REPLACEMENTS
-from govcore.violations import redact, risk_score
+from govcore.core.violations import redact, risk_score
+from govcore.detection.pii import DEFAULT_REPLACEMENTS
 from tests.checks_support import (
     CHECK_KEY,
     POLICY_OF_SAMPLE,

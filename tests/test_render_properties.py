@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.render import HEADER, render_injection_block
+from govcore.core.render import HEADER, render_injection_block
 from tests.conftest import FULL_KEY, FakeClock
 
 MARK = "§"

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import govcore
+from govcore.core.stream_window import STREAM_MATCH_HOLD, STREAM_TOKEN_HOLD, STREAM_TRIGGER
 from govcore.errors import InvalidRequestError
-from govcore.stream import STREAM_MATCH_HOLD, STREAM_TOKEN_HOLD, STREAM_TRIGGER
 from tests.checks_support import (
     CHECK_KEY,
     SAMPLES,

@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.detect import compile_rules
+from govcore.core.gating import check_tool_call, compile_tool_rules
+from govcore.core.violations import risk_score
+from govcore.detection.scanner import compile_rules
 from govcore.errors import InvalidRequestError, PermissionDeniedError
-from govcore.gating import check_tool_call, compile_tool_rules
 from govcore.policy import PolicyDocument
 from govcore.testing import FakeClock
-from govcore.violations import risk_score
 from tests.checks_support import VIOLATION_FIELDS
 from tests.support import bearer, policy
 

@@ -14,9 +14,9 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from govcore._lexicon import BUILTIN_SYNONYMS
-from govcore._text import Analyzer
 from govcore.policy import PolicyDocument
+from govcore.retrieval.analysis import Analyzer
+from govcore.retrieval.lexicon import BUILTIN_SYNONYMS
 from govcore.types import RetrievalHit
 
 __all__ = ["TfidfIndex", "TfidfRetriever"]

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
 
-from govcore._normalize import normalize
-from govcore.detect import Hit, Scanner, compile_rules, explain
+from govcore.core.violations import BLOCK_CONFIDENCE, _replace, risk_score
+from govcore.detection.normalize import normalize
+from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
 from govcore.models import Violation
 from govcore.policy import PolicyDocument, ToolRule
-from govcore.violations import BLOCK_CONFIDENCE, _replace, risk_score
 
 __all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
 

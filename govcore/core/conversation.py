@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from govcore.core.render import render_injection_block
 from govcore.models import BindingEventKind
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.render import render_injection_block
 from govcore.types import TokenCounter
 
 __all__ = [

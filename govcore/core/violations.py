@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from govcore.detect import Hit, Scanner, explain
+from govcore.detection.scanner import Hit, Scanner, explain
 from govcore.models import OutputViolation, StreamViolation
 
 __all__ = [

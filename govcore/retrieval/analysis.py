@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import Stemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from govcore._lexicon import BUILTIN_SYNONYMS
+from govcore.retrieval.lexicon import BUILTIN_SYNONYMS
 
 __all__ = ["CONVERSATION_WORDS", "Analyzer", "bounded_window", "words_of"]
 

@@ -3,7 +3,7 @@
 A :class:`Scanner` is built once per policy-set version (never per request) from the rules of
 all policies. Scanning a text:
 
-1. normalises it (:mod:`govcore._normalize`), keeping a map back to original offsets;
+1. normalises it (:mod:`govcore.detection.normalize`), keeping a map back to original offsets;
 2. runs one RE2 set over every regex and PII pattern to learn which of them occur at all, so the
    cost does not grow with the number of rules that do not match;
 3. finds the spans of the patterns that occur (RE2: linear time whatever the pattern), and lets
@@ -30,8 +30,8 @@ from typing import Any, Literal
 import ahocorasick  # type: ignore[import-not-found]
 import re2  # type: ignore[import-untyped]
 
-from govcore._normalize import normalize
-from govcore.pii import DEFAULT_REPLACEMENTS, DETECTORS
+from govcore.detection.normalize import normalize
+from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS
 from govcore.policy import DetectRule, PolicyDocument
 
 __all__ = ["CompiledRule", "Hit", "Scanner", "compile_rules"]

@@ -27,8 +27,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from govcore._normalize import normalize
-from govcore.detect import Hit
+from govcore.detection.normalize import normalize
+from govcore.detection.scanner import Hit
 
 __all__ = [
     "STREAM_MATCH_HOLD",
