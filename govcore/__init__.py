@@ -6,19 +6,27 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
-from govcore.decisions import Decision, DecisionLog, JsonlDecisionLog, MemoryDecisionLog
+from govcore.client import GovernanceClient
+from govcore.decisions import (
+    Decision,
+    DecisionLog,
+    DecisionQueue,
+    JsonlDecisionLog,
+    MemoryDecisionLog,
+)
 from govcore.errors import (
     AuthenticationError,
     BackendError,
     ConfigError,
     GovcoreError,
+    InternalError,
     InvalidRequestError,
     MethodNotAllowedError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitedError,
 )
-from govcore.governance import Governance, GovernanceClient
+from govcore.governance import Governance
 from govcore.http import HttpResponse
 from govcore.models import (
     ApplicablePolicy,
@@ -43,7 +51,15 @@ from govcore.models import (
 )
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.stream_guard import StreamGuard
-from govcore.types import Clock, RetrievalHit, RetrievalIndex, Retriever, Store, StoreWrite
+from govcore.types import (
+    Clock,
+    RetrievalHit,
+    RetrievalIndex,
+    Retriever,
+    Store,
+    StoreCommit,
+    StoreWrite,
+)
 
 __version__ = "0.1.0"
 
@@ -57,11 +73,13 @@ __all__ = [
     "ConversationSnapshot",
     "Decision",
     "DecisionLog",
+    "DecisionQueue",
     "FinalizeOutputRequest",
     "GovcoreError",
     "Governance",
     "GovernanceClient",
     "HttpResponse",
+    "InternalError",
     "InvalidRequestError",
     "JsonlDecisionLog",
     "MemoryDecisionLog",
@@ -80,6 +98,7 @@ __all__ = [
     "RetrievalIndex",
     "Retriever",
     "Store",
+    "StoreCommit",
     "StoreWrite",
     "StreamCheckRequest",
     "StreamCheckResponse",

@@ -92,7 +92,13 @@ class GovernanceSettings(_ConfigModel):
     decision_log_include_text: bool = False
     """Keep the checked text in decision records (off: the log never holds it)."""
     max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
-    """Capacity of the default in-memory store; the least recently used entries go first."""
+    """Most conversations the default in-memory store keeps (it also keeps within a byte
+    budget); the least recently used go first."""
+    max_violations_per_check: Annotated[int, Field(ge=1, le=10_000)] = 100
+    """Most violations one check's answer lists (the first in text order); the verdict, risk
+    score, citations and redaction still cover all of them."""
+    decision_log_queue_size: Annotated[int, Field(ge=1)] = 10_000
+    """How many decision records may wait for the sink before new ones are dropped."""
 
     @field_validator("synonyms")
     @classmethod

@@ -1,8 +1,14 @@
-"""The decision log: one record per check, for audit, never holding the checked text by default."""
+"""The decision log: one record per check, for audit, never holding the checked text by default.
+
+Records reach the sink through a :class:`DecisionQueue`: a check only puts its record on a
+bounded queue, and one background thread hands records to the sink, so a slow or failing sink
+never delays or fails a check. What cannot be queued is dropped, counted and logged.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections import deque
@@ -12,8 +18,11 @@ from pathlib import Path
 from typing import Protocol
 
 from govcore.core.conversation import iso_timestamp
+from govcore.errors import ConfigError
 
-__all__ = ["Decision", "DecisionLog", "JsonlDecisionLog", "MemoryDecisionLog"]
+__all__ = ["Decision", "DecisionLog", "DecisionQueue", "JsonlDecisionLog", "MemoryDecisionLog"]
+
+_log = logging.getLogger("govcore.decisions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +92,117 @@ class MemoryDecisionLog:
 
 
 class JsonlDecisionLog:
-    """Appends each decision as a JSON line to a file."""
+    """Appends each decision as a JSON line to a file.
+
+    Raises:
+        ConfigError: the file's directory does not exist, or the file cannot be opened for
+            appending (checked once, when the log is made, so records are never silently lost).
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        if not self.path.parent.is_dir():
+            raise ConfigError(
+                f"settings.decision_log_path: the directory {str(self.path.parent)!r} does not exist"
+            )
+        try:
+            with self.path.open("a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise ConfigError(
+                f"settings.decision_log_path: cannot append to {str(self.path)!r} ({exc.strerror})"
+            ) from None
         self._lock = threading.Lock()
 
     def record(self, decision: Decision) -> None:
         line = decision.to_json() + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as sink:
             sink.write(line)
+
+
+class DecisionQueue:
+    """Hands decisions to a sink from a background thread, through a bounded queue.
+
+    :meth:`record` never blocks and never raises: when ``maxsize`` records are waiting, the new
+    one is dropped and counted in :attr:`dropped`. A sink that raises loses that record (counted
+    in :attr:`failed`, logged) and keeps receiving the next ones. The thread starts with the
+    first record; :meth:`flush` waits until everything queued so far has reached the sink, and
+    :meth:`close` flushes and stops the thread.
+
+    Args:
+        sink: where the records go.
+        maxsize: how many records may wait.
+    """
+
+    def __init__(self, sink: DecisionLog, maxsize: int = 10_000) -> None:
+        self.sink = sink
+        self._maxsize = maxsize
+        self._pending: deque[Decision] = deque()
+        self._in_flight = 0  # taken off the queue, not yet through the sink
+        self._condition = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.dropped = 0
+        """Records dropped because the queue was full (or the queue was closed)."""
+        self.failed = 0
+        """Records the sink raised on."""
+
+    def record(self, decision: Decision) -> None:
+        """Queue ``decision`` for the sink; drop it when the queue is full."""
+        with self._condition:
+            if self._closed or len(self._pending) >= self._maxsize:
+                self.dropped += 1
+                if self.dropped == 1 or self.dropped % 1000 == 0:
+                    _log.warning("decision log queue full: %d records dropped", self.dropped)
+                return
+            self._pending.append(decision)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._drain, name="govcore-decision-log", daemon=True
+                )
+                self._thread.start()
+            self._condition.notify_all()
+
+    def flush(self, timeout: float | None = 10.0) -> bool:
+        """Wait until every record queued so far has been through the sink.
+
+        Returns:
+            Whether it finished within ``timeout`` seconds.
+        """
+        with self._condition:
+            return self._condition.wait_for(
+                lambda: not self._pending and not self._in_flight, timeout=timeout
+            )
+
+    def close(self, timeout: float | None = 10.0) -> bool:
+        """Flush, then stop the thread; later records are dropped.
+
+        Returns:
+            Whether everything was flushed within ``timeout`` seconds.
+        """
+        flushed = self.flush(timeout)
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return flushed
+
+    def _drain(self) -> None:
+        while True:
+            with self._condition:
+                self._condition.wait_for(lambda: self._pending or self._closed)
+                if not self._pending:
+                    return
+                decision = self._pending.popleft()
+                self._in_flight += 1
+            try:
+                self.sink.record(decision)
+            except Exception:  # a failing audit sink must not stop the log
+                self.failed += 1
+                _log.exception("decision log sink failed; the record is lost")
+            finally:
+                with self._condition:
+                    self._in_flight -= 1
+                    self._condition.notify_all()

@@ -11,7 +11,12 @@ Every class carries the HTTP status and the stable machine-readable ``error`` co
     ├── NotFoundError         404 not_found
     ├── MethodNotAllowedError 405 method_not_allowed   .allowed (the dispatcher's routing only)
     ├── RateLimitedError      429 rate_limited         .window_seconds, .retry_after
-    └── BackendError          503 backend_unavailable  raised "from" the driver's error
+    ├── BackendError          503 backend_unavailable  raised "from" the driver's error
+    └── InternalError         500 internal_error       a bug in govcore; never retry it
+
+Only the exception types a store declares in ``backend_errors`` become a ``BackendError``, and
+so does stored data that cannot be read. Any other exception inside govcore is a bug: the typed
+client raises ``InternalError`` from it, and ``handle`` answers 500 without detail.
 
 A blocked tool call or a found violation is a result, never an exception.
 """
@@ -160,3 +165,17 @@ class BackendError(GovcoreError):
 
     status = 503
     code = "backend_unavailable"
+
+
+class InternalError(GovcoreError):
+    """An unexpected failure inside govcore: a bug, not a backend outage (500).
+
+    Not a :class:`BackendError`, so callers do not retry it. The original exception is its
+    ``__cause__``; its detail is logged with a traceback and never shown to an HTTP caller.
+    """
+
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str = "internal error") -> None:
+        super().__init__(message)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from govcore.models import PostInferenceResponse, StreamViolation
 
 if TYPE_CHECKING:
-    from govcore.governance import GovernanceClient
+    from govcore.client import GovernanceClient
 
 __all__ = ["StreamGuard"]
 

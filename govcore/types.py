@@ -6,8 +6,8 @@ passed in, and the conformance suites in :mod:`govcore.testing` define the behav
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ __all__ = [
     "RetrievalIndex",
     "Retriever",
     "Store",
+    "StoreCommit",
     "StoreWrite",
     "TokenCounter",
 ]
@@ -34,7 +35,7 @@ TokenCounter = Callable[[str], int]
 
 @dataclass(frozen=True, slots=True)
 class StoreWrite(Generic[T]):
-    """What a :meth:`Store.update` mutation decides.
+    """What a single-key :meth:`Store.update` mutation decides.
 
     Attributes:
         value: the new stored bytes, or ``None`` to leave the entry exactly as it was.
@@ -47,11 +48,42 @@ class StoreWrite(Generic[T]):
     result: T
 
 
+@dataclass(frozen=True, slots=True)
+class StoreCommit(Generic[T]):
+    """What a multi-key :meth:`Store.update_many` mutation decides.
+
+    Attributes:
+        result: handed back to the caller of ``update_many``.
+        writes: the new ``(value, expires_at)`` of some of the keys that were read; keys left
+            out stay exactly as they were. All of them are written together or none is.
+    """
+
+    result: T
+    writes: Mapping[str, tuple[bytes, float]] = field(default_factory=dict)
+
+
 class Store(Protocol):
     """Keyed bytes with a logical expiry time read from the injected clock.
 
-    An entry whose ``expires_at`` is not after the clock's ``now`` is absent: reads return
+    An entry whose ``expires_at`` is not after the store's ``now`` is absent: reads return
     ``None`` and updates see ``None``. Reading never renews an entry.
+
+    Keys are ``namespace:rest``. govcore uses the namespaces ``conv`` (conversation state),
+    ``idem`` (idempotency records), ``rate`` (rate-limit windows) and ``pre`` (the pre-inference
+    cache); a store may give each namespace its own capacity so that one kind of traffic never
+    evicts another kind's records.
+
+    The store is govcore's only point of atomicity: every read-modify-write goes through
+    :meth:`update` or :meth:`update_many`, and the mutation is given the time read inside the
+    atomic section, so a decision and the clock it was made on cannot drift apart between
+    threads or processes.
+    """
+
+    backend_errors: tuple[type[BaseException], ...]
+    """The exception types that mean "the backend is unavailable" (retryable, a 503).
+
+    govcore turns only these into :class:`~govcore.errors.BackendError`; any other exception
+    from a store is a bug and answers 500. An in-process store declares none.
     """
 
     def get(self, key: str) -> bytes | None:
@@ -62,11 +94,26 @@ class Store(Protocol):
         """Store ``value`` under ``key`` until ``expires_at``."""
         ...
 
-    def update(self, key: str, mutate: Callable[[bytes | None], StoreWrite[T]]) -> T:
+    def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         """Atomically read ``key``, let ``mutate`` decide, and write its decision.
 
-        ``mutate`` receives the live value (or ``None``) and may be called more than once by
-        backends that retry on contention, so it must be free of side effects.
+        ``mutate(value, now)`` receives the live value (or ``None``) and the store's current
+        time, read inside the atomic section. It may be called more than once by backends that
+        retry on contention, so it must be free of side effects. An exception it raises
+        propagates unchanged and nothing is written.
+        """
+        ...
+
+    def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+    ) -> T:
+        """Atomically read several keys, let ``mutate`` decide, and write all its writes.
+
+        ``mutate(values, now)`` receives the live values in the order of ``keys`` and the
+        store's current time; the same rules as :meth:`update` apply. Either every write of the
+        returned commit is stored or (on an exception) none is.
         """
         ...
 
@@ -109,7 +156,11 @@ class RetrievalIndex(Protocol):
 
 
 class Retriever(Protocol):
-    """Builds a :class:`RetrievalIndex` for a policy set; called once per policy-set version."""
+    """Builds a :class:`RetrievalIndex` for a policy set; called once per policy-set version.
+
+    A retriever backed by a remote service may declare ``backend_errors`` as stores do; an
+    in-process retriever declares none and every exception it raises is a bug (500).
+    """
 
     def index(self, policies: Sequence[PolicyDocument]) -> RetrievalIndex:
         """Index ``policies``; hit positions refer to this sequence."""

@@ -157,9 +157,13 @@ def checks_config(**settings: Any) -> dict[str, Any]:
     )
 
 
-def checks_governance(**settings: Any) -> govcore.Governance:
+def checks_governance(
+    decision_log: govcore.DecisionLog | None = None, **settings: Any
+) -> govcore.Governance:
     """A fresh governance of ``checks_config(**settings)`` on a fake clock."""
-    return govcore.Governance.from_config(checks_config(**settings), clock=FakeClock())
+    return govcore.Governance.from_config(
+        checks_config(**settings), clock=FakeClock(), decision_log=decision_log
+    )
 
 
 def detect_scanner(policies: list[dict[str, Any]] | None = None) -> Scanner:

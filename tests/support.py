@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from govcore.core.verdict import Finding, risk_score
 
 EXAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "acme" / "govcore.yaml"
 
@@ -129,3 +132,11 @@ def turn(session_id: str, content: str, role: str = "user", **extra: Any) -> dic
 def bearer(key: str) -> dict[str, str]:
     """Headers carrying ``key``."""
     return {"Authorization": f"Bearer {key}"}
+
+
+def risk_of(pairs: Iterable[tuple[float, float]]) -> float:
+    """The core's risk score of findings given as ``(confidence, severity)`` pairs."""
+    return risk_score(
+        Finding("p", "x", "e", severity=severity, confidence=confidence, enforcement="fix")
+        for confidence, severity in pairs
+    )

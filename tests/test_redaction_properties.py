@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.core.violations import redact, risk_score
+from govcore.core.violations import redact
 from govcore.detection.pii import DEFAULT_REPLACEMENTS
 from tests.checks_support import (
     CHECK_KEY,
@@ -25,7 +25,7 @@ from tests.checks_support import (
     detect_scanner,
     private_key_block,
 )
-from tests.support import policy
+from tests.support import policy, risk_of
 
 PII_POLICIES = {"card-data", "bank-details", "contact-data", "gov-ids", "secrets", "network"}
 PII_SAMPLES = [s for s in SAMPLES if POLICY_OF_SAMPLE[s] in PII_POLICIES] + [
@@ -196,18 +196,18 @@ def test_risk_score_is_bounded_and_monotone(
     violations: list[tuple[float, float]], extra: tuple[float, float]
 ) -> None:
     """The risk is in [0, 1], and adding a violation never lowers it."""
-    score = risk_score(violations)
+    score = risk_of(violations)
     assert 0.0 <= score <= 1.0
-    assert risk_score([*violations, extra]) >= score
-    assert risk_score([extra, *violations]) >= score
+    assert risk_of([*violations, extra]) >= score
+    assert risk_of([extra, *violations]) >= score
 
 
 def test_risk_score_of_no_violations_is_zero() -> None:
     """No violations means risk 0, and a certain violation of severity 5 or more means risk 1."""
-    assert risk_score([]) == 0
-    assert risk_score([(1.0, 5)]) == 1
-    assert risk_score([(1.0, 9.5)]) == 1
-    assert 0 < risk_score([(0.9, 1)]) < risk_score([(0.9, 1), (0.9, 1)]) < 1
+    assert risk_of([]) == 0
+    assert risk_of([(1.0, 5)]) == 1
+    assert risk_of([(1.0, 9.5)]) == 1
+    assert 0 < risk_of([(0.9, 1)]) < risk_of([(0.9, 1), (0.9, 1)]) < 1
 
 
 @settings(max_examples=40, deadline=None)
@@ -215,7 +215,7 @@ def test_risk_score_of_no_violations_is_zero() -> None:
 def test_answered_risk_score_is_the_risk_of_the_violations(text: str) -> None:
     """Post-inference's `riskScore` is the risk score of its violations' confidence and severity."""
     verdict = CLIENT.post_inference({"sessionId": "risk", "output": text})
-    assert verdict.risk_score == risk_score((v.confidence, v.severity) for v in verdict.violations)
+    assert verdict.risk_score == risk_of((v.confidence, v.severity) for v in verdict.violations)
     assert (verdict.risk_score == 0) is (verdict.violations == [])
 
 

@@ -18,13 +18,12 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.core.gating import check_tool_call, compile_tool_rules
-from govcore.core.violations import risk_score
 from govcore.detection.scanner import compile_rules
 from govcore.errors import InvalidRequestError, PermissionDeniedError
 from govcore.policy import PolicyDocument
 from govcore.testing import FakeClock
 from tests.checks_support import VIOLATION_FIELDS
-from tests.support import bearer, policy
+from tests.support import bearer, policy, risk_of
 
 TOOL_KEY = "gk_test_tools_full_00001"
 NO_FEATURE_KEY = "gk_test_tools_plain_0002"
@@ -170,7 +169,7 @@ def test_denied_tool_is_blocked(gov: govcore.Governance, tool: str) -> None:
     assert (violation["severity"], violation["enforcementType"]) == (5, "fix")
     assert violation["confidence"] == pytest.approx(0.9)
     assert decision["suggestedArguments"] is None
-    assert decision["riskScore"] == pytest.approx(risk_score([(0.9, 5)]))
+    assert decision["riskScore"] == pytest.approx(risk_of([(0.9, 5)]))
 
 
 @pytest.mark.parametrize(
@@ -451,14 +450,14 @@ def test_allow_is_false_exactly_when_a_confident_fix_violation_exists(
         tool_rules=compile_tool_rules(documents),
     )
     violating = [(f"gen-{i}", s) for i, s in enumerate(specs) if s["kind"] != "pass"]
-    assert [v.policy_id for v in outcome.violations] == [pid for pid, _ in violating]
-    for violation, (_, spec) in zip(outcome.violations, violating, strict=True):
-        assert violation.enforcement_type == spec["enforcement"]
+    assert [v.policy_id for v in outcome.findings] == [pid for pid, _ in violating]
+    for violation, (_, spec) in zip(outcome.findings, violating, strict=True):
+        assert violation.enforcement == spec["enforcement"]
         assert violation.confidence == spec["confidence"]
         assert violation.severity == spec["severity"]
     blocked = any(s["enforcement"] == "fix" and s["confidence"] >= 0.7 for _, s in violating)
     assert outcome.allow is (not blocked)
-    assert outcome.risk_score == risk_score((s["confidence"], s["severity"]) for _, s in violating)
+    assert outcome.risk_score == risk_of((s["confidence"], s["severity"]) for _, s in violating)
     has_fix = any(s["kind"] == "max" for _, s in violating)
     assert (outcome.suggested_arguments is not None) is has_fix
     if has_fix:
@@ -571,7 +570,7 @@ def test_matches_are_found_per_argument_string() -> None:
     outcome = check_tool_call(
         "send_email", arguments, scanner=scanner, applicable_policies=None, tool_rules=()
     )
-    assert [v.matched_text for v in outcome.violations] == [block]
+    assert [v.matched_text for v in outcome.findings] == [block]
     assert outcome.suggested_arguments == {
         "note": arguments["note"],
         "body": "key: [secret removed]",

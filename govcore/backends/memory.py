@@ -1,20 +1,79 @@
-"""The default store: an in-process TTL cache, no server needed."""
+"""The default store: an in-process TTL cache with a byte budget per namespace, no server needed."""
 
 from __future__ import annotations
 
 import heapq
+import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Callable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
+from urllib.parse import parse_qsl, urlsplit
 
 from govcore._clock import system_clock
-from govcore.types import Clock, StoreWrite
+from govcore.types import Clock, StoreCommit, StoreWrite
 
-__all__ = ["MemoryStore"]
+__all__ = ["DEFAULT_CAPACITIES", "ENTRY_OVERHEAD_BYTES", "MemoryStore", "NamespaceCapacity"]
 
 T = TypeVar("T")
 _Entry = tuple[float, bytes]  # (expires_at, value)
+_MIB = 1024 * 1024
+_log = logging.getLogger("govcore.store")
+
+ENTRY_OVERHEAD_BYTES = 160
+"""What one entry costs besides its key and value: the dictionary slot, the tuple, the bytes
+object's header and its expiry heap item, rounded up (measured on CPython 3.11)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceCapacity:
+    """How much one namespace of keys may hold; the least recently used entries go first.
+
+    Attributes:
+        max_bytes: the budget of the namespace's entries (key, value and
+            :data:`ENTRY_OVERHEAD_BYTES` each).
+        max_entries: the most entries it may hold.
+    """
+
+    max_bytes: int
+    max_entries: int = 10_000_000
+
+    def __post_init__(self) -> None:
+        if self.max_bytes < 1 or self.max_entries < 1:
+            raise ValueError("a namespace capacity must allow at least one byte and one entry")
+
+
+DEFAULT_CAPACITIES: Mapping[str, NamespaceCapacity] = {
+    "conv": NamespaceCapacity(512 * _MIB),
+    "idem": NamespaceCapacity(128 * _MIB),
+    "rate": NamespaceCapacity(64 * _MIB),
+    "pre": NamespaceCapacity(64 * _MIB),
+}
+"""Budgets of govcore's namespaces; any other namespace gets :data:`OTHER_CAPACITY`."""
+
+OTHER_CAPACITY = NamespaceCapacity(64 * _MIB)
+
+
+class _Namespace:
+    """The entries of one namespace, least recently used first, with their byte total."""
+
+    __slots__ = ("bytes", "capacity", "entries")
+
+    def __init__(self, capacity: NamespaceCapacity) -> None:
+        self.capacity = capacity
+        self.entries: OrderedDict[str, _Entry] = OrderedDict()
+        self.bytes = 0
+
+
+def _size(key: str, value: bytes) -> int:
+    return len(key) + len(value) + ENTRY_OVERHEAD_BYTES
+
+
+def _namespace_of(key: str) -> str:
+    """The text before the first ``:``; a key without one is in the namespace ``""``."""
+    namespace, colon, _ = key.partition(":")
+    return namespace if colon else ""
 
 
 class MemoryStore:
@@ -22,26 +81,70 @@ class MemoryStore:
 
     Each entry carries its own expiry, checked against the injected clock: an entry is absent
     from its expiry time on, and writes drop expired entries as they go (there is no background
-    thread, and a clock that never moves never expires anything). At ``maxsize`` live entries
-    the least recently used one is dropped to make room. One lock serialises access, so
-    :meth:`update` is atomic across threads; mutations are pure and short, so it is never held
-    during retrieval or I/O.
+    thread, and a clock that never moves never expires anything).
 
-    Every request reads or updates the store at least once (its rate-limit window), so this is
-    kept to a dictionary lookup and an ordering move: an update costs about a third of what it
-    did on ``cachetools.TLRUCache``, a read about a third too.
+    Keys are grouped by namespace (the text before the first ``:``), and each namespace has its
+    own :class:`NamespaceCapacity`: when a write takes a namespace over its budget, its least
+    recently used entries are evicted, never another namespace's. So a flood of pre-inference
+    calls cannot push a live conversation out. Each eviction is counted in :attr:`evictions`
+    and an evicted conversation is logged as a warning on the ``govcore.store`` logger.
+
+    One lock serialises access, so :meth:`update` and :meth:`update_many` are atomic across
+    threads; mutations are pure and short, so it is never held during retrieval or I/O.
+
+    Args:
+        clock: the time source of expiry and of the ``now`` given to mutations.
+        capacities: budgets by namespace, merged over :data:`DEFAULT_CAPACITIES`.
     """
 
-    def __init__(self, *, clock: Clock = system_clock, maxsize: int = 1_000_000) -> None:
-        if maxsize < 1:
-            raise ValueError(f"maxsize must be at least 1, not {maxsize}")
+    backend_errors: tuple[type[BaseException], ...] = ()
+
+    def __init__(
+        self,
+        *,
+        clock: Clock = system_clock,
+        capacities: Mapping[str, NamespaceCapacity] | None = None,
+    ) -> None:
         self._clock = clock
-        self._maxsize = maxsize
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._capacities = {**DEFAULT_CAPACITIES, **(capacities or {})}
+        self._namespaces: dict[str, _Namespace] = {}
         # (expires_at, key) of every write; an item is stale when its key was written again
         # since. Rebuilt when stale items outnumber the entries, so it stays O(entries).
         self._expiries: list[tuple[float, str]] = []
+        self._count = 0
         self._lock = threading.Lock()
+        self.evictions: Counter[str] = Counter()
+        """Entries evicted for capacity (not expiry), by namespace."""
+
+    @classmethod
+    def from_url(cls, url: str, *, clock: Clock = system_clock) -> MemoryStore:
+        """A store from ``memory://`` with optional budgets in the query string.
+
+        ``memory://?conv_mb=256&idem_mb=64&conv_entries=100000`` sets the byte budget (in MiB)
+        or the entry limit of a namespace.
+
+        Raises:
+            ValueError: an unknown or malformed parameter.
+        """
+        budgets: dict[str, dict[str, int]] = {}
+        for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+            namespace, _, unit = name.rpartition("_")
+            if not namespace or unit not in {"mb", "entries"} or not value.isdigit():
+                raise ValueError(
+                    f"memory store parameter {name!r}: expected <namespace>_mb or "
+                    "<namespace>_entries with a whole number"
+                )
+            budgets.setdefault(namespace, {})[unit] = int(value)
+        capacities = {}
+        for namespace, given in budgets.items():
+            base = DEFAULT_CAPACITIES.get(namespace, OTHER_CAPACITY)
+            capacities[namespace] = NamespaceCapacity(
+                max_bytes=given["mb"] * _MIB if "mb" in given else base.max_bytes,
+                max_entries=given.get("entries", base.max_entries),
+            )
+        return cls(clock=clock, capacities=capacities)
+
+    # --- the Store protocol ----------------------------------------------------------------
 
     def get(self, key: str) -> bytes | None:
         with self._lock:
@@ -50,55 +153,125 @@ class MemoryStore:
 
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         with self._lock:
-            self._write(key, value, expires_at, self._clock())
+            now = self._clock()
+            self._drop_expired(now)
+            self._write(key, value, expires_at, now)
 
-    def update(self, key: str, mutate: Callable[[bytes | None], StoreWrite[T]]) -> T:
+    def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         with self._lock:
             now = self._clock()
             entry = self._live(key, now)
-            write = mutate(None if entry is None else entry[1])
+            write = mutate(None if entry is None else entry[1], now)
             if write.value is not None:
+                self._drop_expired(now)
                 self._write(key, write.value, write.expires_at, now)
             return write.result
 
+    def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+    ) -> T:
+        with self._lock:
+            now = self._clock()
+            values = [None if (e := self._live(k, now)) is None else e[1] for k in keys]
+            commit = mutate(values, now)
+            unknown = set(commit.writes) - set(keys)
+            if unknown:
+                raise ValueError(f"update_many may only write the keys it read: {sorted(unknown)}")
+            if commit.writes:
+                self._drop_expired(now)
+                for key, (value, expires_at) in commit.writes.items():
+                    self._write(key, value, expires_at, now)
+            return commit.result
+
     def delete(self, key: str) -> None:
         with self._lock:
-            self._entries.pop(key, None)
+            self._remove(key)
+
+    # --- introspection -----------------------------------------------------------------------
 
     def __len__(self) -> int:
         """Live entries (expired ones are dropped first)."""
         with self._lock:
             self._drop_expired(self._clock())
-            return len(self._entries)
+            return self._count
+
+    def usage(self) -> dict[str, tuple[int, int]]:
+        """``(entries, bytes)`` held by each namespace."""
+        with self._lock:
+            return {name: (len(ns.entries), ns.bytes) for name, ns in self._namespaces.items()}
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _namespace(self, key: str) -> _Namespace:
+        name = _namespace_of(key)
+        namespace = self._namespaces.get(name)
+        if namespace is None:
+            capacity = self._capacities.get(name, OTHER_CAPACITY)
+            namespace = self._namespaces[name] = _Namespace(capacity)
+        return namespace
 
     def _live(self, key: str, now: float) -> _Entry | None:
-        entry = self._entries.get(key)
+        namespace = self._namespaces.get(_namespace_of(key))
+        if namespace is None:
+            return None
+        entry = namespace.entries.get(key)
         if entry is None:
             return None
         if entry[0] <= now:
-            del self._entries[key]
+            self._remove(key)
             return None
-        self._entries.move_to_end(key)
+        namespace.entries.move_to_end(key)
         return entry
 
-    def _write(self, key: str, value: bytes, expires_at: float, now: float) -> None:
-        self._drop_expired(now)
-        if expires_at <= now:
-            self._entries.pop(key, None)  # already expired: reads must see it absent
+    def _remove(self, key: str) -> None:
+        namespace = self._namespaces.get(_namespace_of(key))
+        if namespace is None:
             return
-        self._entries[key] = (expires_at, value)
-        self._entries.move_to_end(key)
+        entry = namespace.entries.pop(key, None)
+        if entry is not None:
+            namespace.bytes -= _size(key, entry[1])
+            self._count -= 1
+
+    def _write(self, key: str, value: bytes, expires_at: float, now: float) -> None:
+        self._remove(key)
+        if expires_at <= now:
+            return  # already expired: reads must see it absent
+        namespace = self._namespace(key)
+        size = _size(key, value)
+        capacity = namespace.capacity
+        if size > capacity.max_bytes:
+            # Larger than the whole budget: keeping it would evict everything else.
+            self._evicted(key, "it alone exceeds the namespace's budget")
+            return
+        namespace.entries[key] = (expires_at, value)
+        namespace.bytes += size
+        self._count += 1
         heapq.heappush(self._expiries, (expires_at, key))
-        if len(self._entries) > self._maxsize:
-            self._entries.popitem(last=False)
-        if len(self._expiries) > 2 * len(self._entries) + 64:
-            self._expiries = [(entry[0], k) for k, entry in self._entries.items()]
+        while namespace.bytes > capacity.max_bytes or len(namespace.entries) > capacity.max_entries:
+            oldest, (_, old_value) = namespace.entries.popitem(last=False)
+            namespace.bytes -= _size(oldest, old_value)
+            self._count -= 1
+            self._evicted(oldest, "capacity")
+        if len(self._expiries) > 2 * self._count + 64:
+            self._expiries = [
+                (entry[0], k) for ns in self._namespaces.values() for k, entry in ns.entries.items()
+            ]
             heapq.heapify(self._expiries)
+
+    def _evicted(self, key: str, reason: str) -> None:
+        name = _namespace_of(key)
+        self.evictions[name] += 1
+        if name == "conv":
+            # A conversation that silently restarts at turn 1 is a surprise: say it happened.
+            _log.warning("conversation state evicted before its TTL (%s): %s", reason, key)
 
     def _drop_expired(self, now: float) -> None:
         expiries = self._expiries
         while expiries and expiries[0][0] <= now:
             expires_at, key = heapq.heappop(expiries)
-            entry = self._entries.get(key)
+            namespace = self._namespaces.get(_namespace_of(key))
+            entry = None if namespace is None else namespace.entries.get(key)
             if entry is not None and entry[0] == expires_at:
-                del self._entries[key]
+                self._remove(key)

@@ -12,15 +12,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from govcore.core.render import render_injection_block
-from govcore.models import BindingEventKind
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import TokenCounter
 
 __all__ = [
     "Binding",
+    "BindingEventKind",
     "BindingLog",
     "BindingRecord",
     "ConversationRules",
@@ -32,6 +32,8 @@ __all__ = [
 ]
 
 _STATE_VERSION = 2
+
+BindingEventKind = Literal["binding_started", "binding_released"]
 
 
 def iso_timestamp(epoch_seconds: float) -> str:
@@ -98,8 +100,11 @@ class BindingLog:
         """The encoded lines."""
         return self._raw
 
-    def appended(self, records: Sequence[BindingRecord], limit: int) -> BindingLog:
-        """A log with ``records`` added, keeping the latest ``limit`` events."""
+    def appended(
+        self, records: Sequence[BindingRecord], limit: int, max_bytes: int | None = None
+    ) -> BindingLog:
+        """A log with ``records`` added, keeping the latest ``limit`` events, and only as many
+        of the latest as fit in ``max_bytes`` encoded bytes."""
         if not records:
             return self
         # Only the policy id needs JSON escaping; turn, code and ISO timestamp are plain.
@@ -109,12 +114,11 @@ class BindingLog:
             for r in records
         ).encode()
         raw, count = self._raw + lines, self._count + len(records)
-        if count > limit:
-            cut = 0
-            for _ in range(count - limit):
-                cut = raw.index(b"\n", cut) + 1
-            raw, count = raw[cut:], limit
-        return BindingLog(raw, count)
+        cut = 0
+        while count > limit or (max_bytes is not None and len(raw) - cut > max_bytes):
+            cut = raw.index(b"\n", cut) + 1
+            count -= 1
+        return BindingLog(raw[cut:], count)
 
     def records(self) -> tuple[BindingRecord, ...]:
         """The events, oldest first."""
@@ -176,6 +180,7 @@ class ConversationRules:
 
     release_after_unselected_turns: int = 3
     binding_log_limit: int = 500
+    binding_log_max_bytes: int = 16 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +274,7 @@ def advance_conversation(
         + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
     )
     log = (state.binding_log if state is not None else BindingLog()).appended(
-        events, rules.binding_log_limit
+        events, rules.binding_log_limit, rules.binding_log_max_bytes
     )
 
     block, estimate = render_injection_block(active, token_budget, count_tokens)

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
 
-from govcore.core.violations import BLOCK_CONFIDENCE, _replace, risk_score
+from govcore.core.verdict import Finding, is_safe, risk_score
+from govcore.core.violations import replace_matches
 from govcore.detection.normalize import normalize
 from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
-from govcore.models import Violation
 from govcore.policy import PolicyDocument, ToolRule
 
 __all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
@@ -48,7 +48,7 @@ def _tool_key(name: str) -> str:
 class ToolCallOutcome:
     """The decision on a proposed tool call."""
 
-    violations: list[Violation]
+    findings: list[Finding]
     suggested_arguments: dict[str, Any] | None
     allow: bool
     risk_score: float
@@ -203,25 +203,22 @@ def check_tool_call(
         tool_rules: the tenant's tool rules (each applies when its glob matches ``tool_name``).
 
     Returns:
-        The violations (without ``enforcementText`` and ``offset``), the suggested arguments
+        The findings (without ``replacement`` and ``offset``), the suggested arguments
         (the offending values replaced where a fix exists, else ``None``), ``allow`` (false
         exactly when a ``fix`` violation has confidence >= 0.7) and the risk score.
     """
-    found: list[tuple[Violation, float]] = []  # with the severity for the risk score
+    found: list[Finding] = []
     fixes: dict[Path, Any] = {}
 
     def add(policy: PolicyDocument, matched: str, explanation: str, confidence: float) -> None:
         found.append(
-            (
-                Violation(
-                    policy_id=policy.id,
-                    matched_text=matched,
-                    explanation=explanation,
-                    severity=policy.severity,
-                    confidence=confidence,
-                    enforcement_type=policy.enforcement,
-                ),
-                policy.severity,
+            Finding(
+                policy_id=policy.id,
+                matched_text=matched,
+                explanation=explanation,
+                severity=policy.severity,
+                confidence=confidence,
+                enforcement=policy.enforcement,
             )
         )
 
@@ -326,21 +323,17 @@ def check_tool_call(
                 report(path, value, compiled.scanner.scan(value), rule.explanation)
 
     for path, (text, hits) in matched.items():
-        fixes[path] = _replace(text, hits)  # a string with matches is fixed by its redaction
+        fixes[path] = replace_matches(text, hits)  # a string with matches is fixed by its redaction
 
-    violations = [v for v, _ in found]
     suggested: dict[str, Any] | None = None
     if fixes:
         suggested = _copy_json(arguments)
         for path, value in fixes.items():
             _set(suggested, path, value)
-    allow = not any(
-        v.enforcement_type == "fix" and v.confidence >= BLOCK_CONFIDENCE for v in violations
-    )
     return ToolCallOutcome(
-        violations=violations,
+        findings=found,
         suggested_arguments=suggested,
-        allow=allow,
-        risk_score=risk_score((v.confidence, severity) for v, severity in found),
-        policy_ids=list(dict.fromkeys(v.policy_id for v in violations)),
+        allow=is_safe(found),
+        risk_score=risk_score(found),
+        policy_ids=list(dict.fromkeys(f.policy_id for f in found)),
     )

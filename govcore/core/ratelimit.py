@@ -1,4 +1,4 @@
-"""Per-key rate limiting over a sliding 60-second window, kept in the store."""
+"""Per-key rate limiting over a sliding 60-second window (pure arithmetic on the stored log)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,19 @@ WINDOW_SECONDS = 60
 _DOUBLE = struct.Struct("d")  # native order, as array("d") wrote earlier logs
 
 
-def admit(raw: bytes | None, *, now: float, limit: int) -> StoreWrite[float | None]:
+def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | None]:
     """Decide one request against the key's log of recent request times.
 
     At most ``limit`` requests are admitted in any ``WINDOW_SECONDS``-long window: the log holds
     the times of the admitted requests of the last window, oldest first. A refused request is
     not logged, so a caller who keeps retrying is admitted as soon as the oldest request ages out.
+
+    A clock that stepped back sees logged times in its future; they are read as ``now``, so the
+    window they fill ends at most ``WINDOW_SECONDS`` from now and a key is never locked out for
+    longer than one window.
+
+    Called inside the store's atomic update with the store's ``now``, so concurrent requests
+    are decided one after the other on one log.
 
     Returns:
         A store write whose ``result`` is ``None`` when admitted, else the seconds to wait.
@@ -29,11 +36,17 @@ def admit(raw: bytes | None, *, now: float, limit: int) -> StoreWrite[float | No
     # near a high limit carries thousands of entries on every request.
     times = memoryview(raw or b"").cast("d")
     first = bisect_right(times, now - WINDOW_SECONDS)
+    future = len(times) and times[-1] > now
     if len(times) - first >= limit:
-        wait = times[len(times) - limit] + WINDOW_SECONDS - now
+        oldest_counted = min(times[len(times) - limit], now)
+        wait = oldest_counted + WINDOW_SECONDS - now
         return StoreWrite(value=None, expires_at=0.0, result=max(wait, 0.0))
-    value = b"".join((times[first:], _DOUBLE.pack(now)))
-    return StoreWrite(value=value, expires_at=now + WINDOW_SECONDS, result=None)
+    kept = times[first:]
+    # Times from before a clock step back are clamped to now, which keeps the log sorted.
+    logged = b"".join(_DOUBLE.pack(min(t, now)) for t in kept) if future else kept.tobytes()
+    return StoreWrite(
+        value=logged + _DOUBLE.pack(now), expires_at=now + WINDOW_SECONDS, result=None
+    )
 
 
 def retry_after_seconds(wait: float) -> int:

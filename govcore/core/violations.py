@@ -1,49 +1,15 @@
-"""From matches to violations: the verdict, the redaction and the risk score (pure functions)."""
+"""From matches to findings: which ones are reported, and the redaction (pure functions)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from govcore.core.verdict import Finding
 from govcore.detection.scanner import Hit, Scanner, explain
-from govcore.models import OutputViolation, StreamViolation
 
-__all__ = [
-    "BLOCK_CONFIDENCE",
-    "output_violations",
-    "policy_citations",
-    "redact",
-    "risk_score",
-    "stream_violations",
-    "unsafe",
-]
+__all__ = ["findings_of", "policy_citations", "redact", "replace_matches"]
 
-BLOCK_CONFIDENCE = 0.7
-"""A ``fix`` violation at or above this confidence blocks a tool call (specification §4.4)."""
-
-_SEVERITY_SCALE = 5.0
 _REDACTION_PASSES = 3
-
-
-def risk_score(violations: Iterable[tuple[float, float]]) -> float:
-    """The overall risk of a checked item from its violations' ``(confidence, severity)``.
-
-    Each violation is an independent chance of harm, ``confidence * min(severity / 5, 1)``;
-    the risk is the chance that at least one is real: ``1 - prod(1 - p_i)``. It is 0 with no
-    violations, grows with every violation, never exceeds 1, and a single certain violation of
-    severity 5 or more makes it 1. Rounded to 4 decimals.
-    """
-    remaining = 1.0
-    for confidence, severity in violations:
-        weight = min(max(severity, 0.0) / _SEVERITY_SCALE, 1.0)
-        remaining *= 1.0 - min(max(confidence, 0.0), 1.0) * weight
-    return round(1.0 - remaining, 4)
-
-
-def unsafe(enforcement: str, confidence: float) -> bool:
-    """Whether a violation makes an output unsafe: ``fix`` at >= 0.7 confidence, the rule that
-    blocks a tool call. A ``warning`` is reported and allowed, as it is for tool calls."""
-    return enforcement == "fix" and confidence >= BLOCK_CONFIDENCE
 
 
 def _unique(hits: Iterable[Hit]) -> list[Hit]:
@@ -57,26 +23,24 @@ def _unique(hits: Iterable[Hit]) -> list[Hit]:
     return sorted(best.values(), key=lambda h: (h.start, h.end, h.rule.policy.id))
 
 
-def _fields(text: str, hit: Hit) -> dict[str, Any]:
-    return {
-        "policy_id": hit.rule.policy.id,
-        "matched_text": text[hit.start : hit.end],
-        "explanation": explain(hit),
-        "severity": hit.rule.policy.severity,
-        "confidence": hit.confidence,
-        "enforcement_type": hit.rule.policy.enforcement,
-        "enforcement_text": hit.rule.replacement,
-    }
+def findings_of(text: str, hits: Iterable[Hit]) -> list[Finding]:
+    """The findings of an output check, in text order, each with its offset into ``text``.
 
-
-def output_violations(text: str, hits: Iterable[Hit]) -> list[OutputViolation]:
-    """The violations of a post-inference check, in text order."""
-    return [OutputViolation(**_fields(text, hit)) for hit in _unique(hits)]
-
-
-def stream_violations(text: str, hits: Iterable[Hit]) -> list[StreamViolation]:
-    """The violations of a streaming check, with their offsets into ``fullText``."""
-    return [StreamViolation(**_fields(text, hit), offset=hit.start) for hit in _unique(hits)]
+    Two rules of one policy matching the same span are one finding, the more confident one.
+    """
+    return [
+        Finding(
+            policy_id=hit.rule.policy.id,
+            matched_text=text[hit.start : hit.end],
+            explanation=explain(hit),
+            severity=hit.rule.policy.severity,
+            confidence=hit.confidence,
+            enforcement=hit.rule.policy.enforcement,
+            replacement=hit.rule.replacement,
+            offset=hit.start,
+        )
+        for hit in _unique(hits)
+    ]
 
 
 def policy_citations(policy_ids: Iterable[str]) -> list[str]:
@@ -114,7 +78,7 @@ def redact(
     return result
 
 
-def _replace(text: str, hits: Sequence[Hit]) -> str:
+def replace_matches(text: str, hits: Sequence[Hit]) -> str:
     """``text`` with every match replaced (see :func:`redact`)."""
     return _replace_spans(text, hits)[0]
 

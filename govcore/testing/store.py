@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from govcore.testing.clock import FakeClock
-from govcore.types import Store, StoreWrite
+from govcore.types import Store, StoreCommit, StoreWrite
 
 __all__ = ["StoreConformance"]
 
@@ -56,7 +56,7 @@ class StoreConformance:
         store, clock = self._store()
         seen: list[bytes | None] = []
 
-        def append(raw: bytes | None) -> StoreWrite[int]:
+        def append(raw: bytes | None, now: float) -> StoreWrite[int]:
             seen.append(raw)
             new = (raw or b"") + b"x"
             return StoreWrite(new, clock.now + 10, len(new))
@@ -71,7 +71,7 @@ class StoreConformance:
         store, clock = self._store()
         store.set("k", b"v", expires_at=clock.now + 10)
         clock.advance(8)
-        store.update("k", lambda raw: StoreWrite(raw, clock.now + 10, None))
+        store.update("k", lambda raw, now: StoreWrite(raw, now + 10, None))
         clock.advance(8)
         assert store.get("k") == b"v"
 
@@ -79,7 +79,7 @@ class StoreConformance:
         """A mutation that returns value None changes neither the value nor the expiry."""
         store, clock = self._store()
         store.set("k", b"v", expires_at=clock.now + 10)
-        assert store.update("k", lambda raw: StoreWrite(None, clock.now + 1000, "r")) == "r"
+        assert store.update("k", lambda raw, now: StoreWrite(None, now + 1000, "r")) == "r"
         clock.advance(10)
         assert store.get("k") is None
 
@@ -88,7 +88,7 @@ class StoreConformance:
         store, clock = self._store()
         store.set("k", b"old", expires_at=clock.now + 1)
         clock.advance(1)
-        got = store.update("k", lambda raw: StoreWrite(b"new", clock.now + 5, raw))
+        got = store.update("k", lambda raw, now: StoreWrite(b"new", now + 5, raw))
         assert got is None
         assert store.get("k") == b"new"
 
@@ -119,11 +119,11 @@ class StoreConformance:
 
     def test_concurrent_updates_are_atomic(self) -> None:
         """Concurrent read-modify-write updates of one key lose no increment."""
-        store, clock = self._store()
+        store, _ = self._store()
 
-        def increment(raw: bytes | None) -> StoreWrite[None]:
+        def increment(raw: bytes | None, now: float) -> StoreWrite[None]:
             count = int(raw or b"0") + 1
-            return StoreWrite(str(count).encode(), clock.now + 100, None)
+            return StoreWrite(str(count).encode(), now + 100, None)
 
         def worker(run: Callable[[], None]) -> None:
             for _ in range(200):
@@ -138,3 +138,98 @@ class StoreConformance:
         for thread in threads:
             thread.join()
         assert store.get("n") == b"800"
+
+    def test_update_is_given_the_store_time(self) -> None:
+        """A mutation receives the store's current time, the clock it was built with."""
+        store, clock = self._store()
+        clock.advance(123.5)
+        seen = store.update("k", lambda raw, now: StoreWrite(None, 0.0, now))
+        assert seen == clock.now
+
+    def test_exception_in_mutation_writes_nothing(self) -> None:
+        """A mutation that raises leaves the entry as it was, and the exception propagates."""
+        store, clock = self._store()
+        store.set("k", b"v", expires_at=clock.now + 10)
+
+        def broken(raw: bytes | None, now: float) -> StoreWrite[None]:
+            raise LookupError("bug")
+
+        try:
+            store.update("k", broken)
+        except LookupError:
+            pass
+        else:  # pragma: no cover - the conformance failure
+            raise AssertionError("the mutation's exception did not propagate")
+        assert store.get("k") == b"v"
+
+    def test_update_many_reads_in_order_and_writes_together(self) -> None:
+        """update_many hands the live values in key order and stores every write."""
+        store, clock = self._store()
+        store.set("b", b"2", expires_at=clock.now + 10)
+        seen: list[Sequence[bytes | None]] = []
+
+        def both(values: Sequence[bytes | None], now: float) -> StoreCommit[str]:
+            seen.append(list(values))
+            return StoreCommit("done", {"a": (b"A", now + 10), "b": (b"B", now + 20)})
+
+        assert store.update_many(["a", "b"], both) == "done"
+        assert seen == [[None, b"2"]]
+        assert store.get("a") == b"A"
+        clock.advance(15)
+        assert store.get("a") is None
+        assert store.get("b") == b"B"
+
+    def test_update_many_without_writes_changes_nothing(self) -> None:
+        """A commit with no writes leaves every entry and expiry alone."""
+        store, clock = self._store()
+        store.set("a", b"1", expires_at=clock.now + 10)
+        assert store.update_many(["a", "b"], lambda values, now: StoreCommit(len(values))) == 2
+        assert store.get("a") == b"1"
+        assert store.get("b") is None
+
+    def test_update_many_failure_writes_none(self) -> None:
+        """A mutation of several keys that raises writes none of them."""
+        store, clock = self._store()
+        store.set("a", b"1", expires_at=clock.now + 10)
+
+        def broken(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
+            raise LookupError("bug")
+
+        try:
+            store.update_many(["a", "b"], broken)
+        except LookupError:
+            pass
+        else:  # pragma: no cover - the conformance failure
+            raise AssertionError("the mutation's exception did not propagate")
+        assert store.get("a") == b"1"
+        assert store.get("b") is None
+
+    def test_concurrent_update_many_is_atomic(self) -> None:
+        """Concurrent transfers between two keys keep their sum and lose no step."""
+        store, clock = self._store()
+        store.set("x", b"1000", expires_at=clock.now + 100)
+        store.set("y", b"0", expires_at=clock.now + 100)
+
+        def transfer(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
+            x, y = (int(v or b"0") for v in values)
+            return StoreCommit(
+                None, {"x": (str(x - 1).encode(), now + 100), "y": (str(y + 1).encode(), now + 100)}
+            )
+
+        def worker() -> None:
+            for _ in range(150):
+                store.update_many(["x", "y"], transfer)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert (store.get("x"), store.get("y")) == (b"400", b"600")
+
+    def test_declares_its_backend_errors(self) -> None:
+        """A store declares which exception types mean its backend is unavailable."""
+        store, _ = self._store()
+        errors = store.backend_errors
+        assert isinstance(errors, tuple)
+        assert all(isinstance(e, type) and issubclass(e, BaseException) for e in errors)

@@ -1,0 +1,92 @@
+"""The typed, in-process client: one method per endpoint, over the same pipeline as ``handle``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from govcore.models import (
+    ConversationSnapshot,
+    FinalizeOutputRequest,
+    PostInferenceRequest,
+    PostInferenceResponse,
+    PreInferenceRequest,
+    PreInferenceResponse,
+    StreamCheckRequest,
+    StreamCheckResponse,
+    ToolCallDecision,
+    ToolCallRequest,
+    TurnRequest,
+    TurnResponse,
+)
+from govcore.service import endpoints
+from govcore.service.endpoints import Endpoint, call
+from govcore.service.runtime import Service
+
+__all__ = ["GovernanceClient"]
+
+RequestT = TypeVar("RequestT")
+ResponseT = TypeVar("ResponseT", bound=BaseModel)
+
+
+class GovernanceClient:
+    """Typed, in-process access with one API key.
+
+    Each method takes the endpoint's request model or a mapping with the wire (camelCase) field
+    names, returns the response model and raises the :class:`~govcore.errors.GovcoreError`
+    subclasses of docs/api.md: a refusal (401, 429, 403, 400), a missing conversation (404),
+    :class:`~govcore.errors.BackendError` when the store is unavailable (retryable), or
+    :class:`~govcore.errors.InternalError` for a bug in govcore (do not retry). A blocked tool
+    call or a found violation is a result, not an exception.
+    """
+
+    def __init__(self, service: Service, api_key: str) -> None:
+        self._service = service
+        self._api_key = api_key
+
+    def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
+        result = call(self._service, endpoint, self._api_key, payload)
+        assert result.model is not None
+        return result.model
+
+    def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
+        """Record one turn and return the policies that apply now, with the diff."""
+        return self._call(endpoints.RECORD_TURN, request)
+
+    def get_conversation(self, session_id: str) -> ConversationSnapshot:
+        """A read-only snapshot of a conversation; renews nothing."""
+        return self._call(endpoints.GET_CONVERSATION, session_id)
+
+    def delete_conversation(self, session_id: str) -> None:
+        """Purge a conversation's state; deleting an absent one succeeds."""
+        call(self._service, endpoints.DELETE_CONVERSATION, self._api_key, session_id)
+
+    def pre_inference(
+        self, request: PreInferenceRequest | Mapping[str, Any]
+    ) -> PreInferenceResponse:
+        """The legacy single-shot call: applicable policies for one prompt."""
+        return self._call(endpoints.PRE_INFERENCE, request)
+
+    def check_tool_call(self, request: ToolCallRequest | Mapping[str, Any]) -> ToolCallDecision:
+        """Gate a proposed tool call; a block is ``allow: false``, not an exception."""
+        return self._call(endpoints.CHECK_TOOL_CALL, request)
+
+    def post_inference(
+        self, request: PostInferenceRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """Check a finished output and propose a redaction."""
+        return self._call(endpoints.POST_INFERENCE, request)
+
+    def check_output_stream(
+        self, request: StreamCheckRequest | Mapping[str, Any]
+    ) -> StreamCheckResponse:
+        """Check the new part of a streamed output; send back the ``watermark`` next time."""
+        return self._call(endpoints.CHECK_OUTPUT_STREAM, request)
+
+    def finalize_output(
+        self, request: FinalizeOutputRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """The end-of-stream verdict on the whole output."""
+        return self._call(endpoints.FINALIZE_OUTPUT, request)

@@ -1,0 +1,205 @@
+"""The check endpoints: post-inference, the streaming check and its finalize, tool calls."""
+
+from __future__ import annotations
+
+import time
+
+from govcore.core.gating import check_tool_call as gate_tool_call
+from govcore.core.stream_window import stream_step
+from govcore.core.verdict import is_safe, risk_score
+from govcore.core.violations import findings_of, policy_citations, redact
+from govcore.errors import InvalidRequestError
+from govcore.models import (
+    FinalizeOutputRequest,
+    PostInferenceRequest,
+    PostInferenceResponse,
+    StreamCheckRequest,
+    StreamCheckResponse,
+    ToolCallDecision,
+    ToolCallRequest,
+)
+from govcore.service.access import Principal
+from govcore.service.keys import conversation_key
+from govcore.service.requests import check_size
+from govcore.service.runtime import Result, Service
+from govcore.service.wire import capped, output_violation, stream_violation, tool_violation
+
+__all__ = [
+    "check_output",
+    "check_output_stream",
+    "check_tool_call",
+    "finalize_output",
+    "post_inference",
+]
+
+
+def check_output(
+    service: Service,
+    principal: Principal,
+    endpoint: str,
+    session_id: str,
+    output: str,
+    areas: frozenset[str] | None,
+    trace_id: str | None,
+) -> PostInferenceResponse:
+    """One check of a whole output against every detect rule (of ``areas``).
+
+    The verdict, risk score, citations and redaction cover every finding; the answer lists at
+    most ``max_violations_per_check`` of them, the first in text order.
+    """
+    started = time.perf_counter()
+    tenant = service.tenant(principal)
+    applicable = tenant.policies_in_areas(areas)
+    hits = tenant.scanner.scan(output, applicable=applicable)
+    findings = findings_of(output, hits)
+    response = PostInferenceResponse(
+        safe=is_safe(findings),
+        risk_score=risk_score(findings),
+        violations=[
+            output_violation(f) for f in capped(findings, service.settings.max_violations_per_check)
+        ],
+        suggested_redaction=redact(output, hits, tenant.scanner, applicable),
+        policy_citations=policy_citations(f.policy_id for f in findings),
+        trace_id=trace_id or service.new_trace_id(),
+    )
+    service.log_decision(
+        principal,
+        endpoint,
+        session_id,
+        response.trace_id,
+        response.policy_citations,
+        "safe" if response.safe else "unsafe",
+        len(findings),
+        response.risk_score,
+        started,
+        output,
+    )
+    return response
+
+
+def post_inference(
+    service: Service, principal: Principal, request: PostInferenceRequest
+) -> Result[PostInferenceResponse]:
+    """``POST /governance/post-inference``: check a finished output."""
+    check_size("output", request.output, service.settings.max_output_bytes)
+    check_size("prompt", request.prompt or "", service.settings.max_content_bytes)
+    areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+    return Result(
+        check_output(
+            service,
+            principal,
+            "post-inference",
+            request.session_id,
+            request.output,
+            areas,
+            request.trace_id,
+        )
+    )
+
+
+def _check_stream_request(service: Service, request: StreamCheckRequest) -> None:
+    check_size("fullText", request.full_text, service.settings.max_output_bytes)
+    if request.last_checked_offset > len(request.full_text):
+        raise InvalidRequestError.for_field(
+            "lastCheckedOffset",
+            f"is {request.last_checked_offset}, beyond the end of fullText "
+            f"({len(request.full_text)} characters)",
+        )
+
+
+def check_output_stream(
+    service: Service, principal: Principal, request: StreamCheckRequest
+) -> Result[StreamCheckResponse]:
+    """``POST /governance/check-output/stream``: check the new part of a streamed output."""
+    _check_stream_request(service, request)
+    started = time.perf_counter()
+    tenant = service.tenant(principal)
+    step = stream_step(
+        request.full_text, request.last_checked_offset, request.is_final, tenant.scanner.scan
+    )
+    findings = findings_of(request.full_text, step.hits)
+    response = StreamCheckResponse(
+        session_id=request.session_id,
+        new_violations=[
+            stream_violation(f) for f in capped(findings, service.settings.max_violations_per_check)
+        ],
+        watermark=step.watermark,
+        is_complete=request.is_final,
+        risk_score=risk_score(findings),
+        trace_id=service.new_trace_id(),
+    )
+    if step.checked:
+        service.log_decision(
+            principal,
+            "check-output/stream",
+            request.session_id,
+            response.trace_id,
+            policy_citations(f.policy_id for f in findings),
+            "safe" if is_safe(findings) else "unsafe",
+            len(findings),
+            response.risk_score,
+            started,
+            request.full_text,
+        )
+    return Result(response)
+
+
+def finalize_output(
+    service: Service, principal: Principal, request: FinalizeOutputRequest
+) -> Result[PostInferenceResponse]:
+    """``POST /governance/check-output/finalize``: the verdict on the whole output."""
+    _check_stream_request(service, request)
+    return Result(
+        check_output(
+            service,
+            principal,
+            "check-output/finalize",
+            request.session_id,
+            request.full_text,
+            None,
+            None,
+        )
+    )
+
+
+def check_tool_call(
+    service: Service, principal: Principal, request: ToolCallRequest
+) -> Result[ToolCallDecision]:
+    """``POST /governance/check-tool-call``: gate a proposed tool call."""
+    started = time.perf_counter()
+    tenant = service.tenant(principal)
+    # The session's active policies, read without renewing its TTL; alwaysOn ones always.
+    key = conversation_key(principal.tenant, request.session_id)
+    raw = service.storage(lambda: service.store.get(key))
+    active = [b.policy_id for b in service.decode_state(raw, key).bindings] if raw else []
+    outcome = gate_tool_call(
+        request.tool_name,
+        request.arguments,
+        scanner=tenant.scanner,
+        applicable_policies=tenant.always_on.union(active),
+        tool_rules=tenant.tool_rules,
+    )
+    trace_id = service.new_trace_id()
+    decision = ToolCallDecision(
+        allow=outcome.allow,
+        risk_score=outcome.risk_score,
+        violations=[
+            tool_violation(f)
+            for f in capped(outcome.findings, service.settings.max_violations_per_check)
+        ],
+        suggested_arguments=outcome.suggested_arguments,
+        trace_id=trace_id,
+    )
+    service.log_decision(
+        principal,
+        "check-tool-call",
+        request.session_id,
+        trace_id,
+        outcome.policy_ids,
+        "allow" if outcome.allow else "block",
+        len(outcome.findings),
+        outcome.risk_score,
+        started,
+        None,
+    )
+    return Result(decision)

@@ -1,0 +1,337 @@
+"""The conversation endpoints: record a turn, read and delete a conversation, pre-inference."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from govcore.core.conversation import TurnOutcome, advance_conversation, iso_timestamp, prioritise
+from govcore.core.render import render_injection_block
+from govcore.core.selection import retrieval_depth, select_policies
+from govcore.errors import InvalidRequestError, NotFoundError
+from govcore.models import (
+    ConversationSnapshot,
+    HistoryEntry,
+    Identifier,
+    PostInferenceResponse,
+    PreInferenceRequest,
+    PreInferenceResponse,
+    TurnRequest,
+    TurnResponse,
+)
+from govcore.policy import canonical_json
+from govcore.retrieval.analysis import bounded_window
+from govcore.service.access import Principal
+from govcore.service.checks import check_output
+from govcore.service.keys import conversation_key, idempotency_key, pre_inference_key
+from govcore.service.requests import check_size
+from govcore.service.runtime import Result, Service
+from govcore.service.tenants import CompiledTenant
+from govcore.service.wire import applicable, binding_event, turn_diff
+from govcore.types import StoreCommit, StoreWrite
+
+__all__ = [
+    "IDEMPOTENCY_WINDOW_SECONDS",
+    "check_session_id",
+    "delete_conversation",
+    "get_conversation",
+    "pre_inference",
+    "record_turn",
+]
+
+IDEMPOTENCY_WINDOW_SECONDS = 300
+"""A replay of an ``idempotencyKey`` within this window returns the first response."""
+
+
+# --- selection -------------------------------------------------------------------------------
+
+
+def _select(
+    service: Service,
+    tenant: CompiledTenant,
+    text: str,
+    context: Sequence[str],
+    areas: frozenset[str] | None,
+    attributes: Mapping[str, Any] | None,
+) -> dict[str, float]:
+    """Retrieval for one turn, bounded in length, then the core's selection rules."""
+    settings = service.settings
+    window = settings.retrieval_window_chars
+    recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
+    hits = tenant.index.search(
+        bounded_window(text, window),
+        top_k=retrieval_depth(settings.retrieval_top_k),
+        areas=areas,
+        context=[entry[-window:] for entry in recent],
+    )
+    return select_policies(hits, tenant.policy_set, attributes, settings.retrieval_top_k)
+
+
+# --- POST conversation/turn ------------------------------------------------------------------
+
+
+def check_turn_sizes(service: Service, request: TurnRequest) -> None:
+    """Refuse content beyond the configured limits (400 naming the field)."""
+    limit = service.settings.max_content_bytes
+    check_size("turn.content", request.turn.content, limit)
+    for i, text in enumerate(request.recent_context or ()):
+        check_size(f"recentContext[{i}]", text, limit)
+    for i, entry in enumerate(request.prior_history or ()):
+        check_size(f"priorHistory[{i}].content", entry.content, limit)
+
+
+@dataclass(frozen=True, slots=True)
+class _Recorded:
+    """What the turn's atomic update hands back: a fresh response or a replay's bytes."""
+
+    response: TurnResponse | None
+    body: bytes
+
+
+def record_turn(
+    service: Service, principal: Principal, request: TurnRequest
+) -> Result[TurnResponse]:
+    """``POST /governance/conversation/turn``.
+
+    The conversation's state and, with an ``idempotencyKey``, the idempotency record are read
+    and written in one atomic store update, so a request is recorded exactly once however often
+    it is retried and whichever process retries it, and never half-written.
+    """
+    check_turn_sizes(service, request)
+    tenant = service.tenant(principal)
+    idem_key = None
+    fingerprint = b""
+    if request.idempotency_key is not None:
+        idem_key = idempotency_key(principal.tenant, "conversation/turn", request.idempotency_key)
+        fingerprint = _fingerprint(request.model_dump(mode="json"))
+        # A committed record never changes until it expires: replay it without any work.
+        stored = service.storage(lambda: service.store.get(idem_key))
+        if stored is not None:
+            return _replay(service, idem_key, stored, fingerprint)
+
+    attributes = request.end_user_context.attributes if request.end_user_context else None
+    areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+    context = list(request.recent_context or ())
+    history = [entry.content for entry in request.prior_history or ()]
+    conv_key = conversation_key(principal.tenant, request.session_id)
+
+    # Retrieval runs before the store's atomic section. Only a first call reads priorHistory,
+    # so with history we look first, and select again in the (rare) race where the session
+    # appeared or vanished between the look and the update.
+    selections: dict[bool, dict[str, float]] = {}
+
+    def select(first_call: bool) -> dict[str, float]:
+        if first_call not in selections:
+            extra = history if first_call else []
+            selections[first_call] = _select(
+                service, tenant, request.turn.content, [*extra, *context], areas, attributes
+            )
+        return selections[first_call]
+
+    if history:
+        select(service.storage(lambda: service.store.get(conv_key)) is None)
+    else:
+        selections[True] = selections[False] = select(False)
+
+    # The output check depends on the content alone, so it runs outside the atomic section.
+    post_check: PostInferenceResponse | None = None
+    if request.check_output:
+        post_check = check_output(
+            service, principal, "conversation/turn", request.session_id,
+            request.turn.content, areas, None,
+        )  # fmt: skip
+    trace_id = post_check.trace_id if post_check is not None else service.new_trace_id()
+    ttl = (
+        request.ttl_seconds
+        or principal.settings.conversation_ttl_seconds
+        or service.settings.conversation_ttl_seconds
+    )
+
+    def advance(raw_state: bytes | None, now: float) -> TurnOutcome:
+        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
+        return advance_conversation(
+            state,
+            policy_set=tenant.policy_set,
+            selected=select(state is None),
+            attributes=attributes,
+            prior_turns=len(history),
+            now=now,
+            token_budget=request.token_budget,
+            count_tokens=service.count_tokens,
+            rules=service.conversation_rules,
+        )
+
+    def respond(outcome: TurnOutcome) -> TurnResponse:
+        return TurnResponse(
+            session_id=request.session_id,
+            turn_index=outcome.turn_index,
+            diff=turn_diff(outcome),
+            active_policies=applicable(outcome.active),
+            injection_block=outcome.state.injection_block,
+            token_estimate=outcome.token_estimate,
+            post_inference_check=post_check,
+            trace_id=trace_id,
+        )
+
+    if idem_key is None:
+
+        def turn_only(raw: bytes | None, now: float) -> StoreWrite[TurnOutcome]:
+            outcome = advance(raw, now)
+            return StoreWrite(outcome.state.to_bytes(), now + ttl, outcome)
+
+        outcome = service.storage(lambda: service.store.update(conv_key, Service.pure(turn_only)))
+        return Result(respond(outcome))
+
+    def turn_and_record(values: Sequence[bytes | None], now: float) -> StoreCommit[_Recorded]:
+        raw_state, record = values
+        if record is not None:  # another request with this key committed first
+            return StoreCommit(_Recorded(None, record))
+        outcome = advance(raw_state, now)
+        response = respond(outcome)
+        body = response.model_dump_json().encode()
+        return StoreCommit(
+            _Recorded(response, body),
+            {
+                conv_key: (outcome.state.to_bytes(), now + ttl),
+                idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS),
+            },
+        )
+
+    recorded = service.storage(
+        lambda: service.store.update_many([conv_key, idem_key], Service.pure(turn_and_record))
+    )
+    if recorded.response is None:
+        return _replay(service, idem_key, recorded.body, fingerprint)
+    return Result(recorded.response, recorded.body)
+
+
+def _fingerprint(document: Any) -> bytes:
+    return hashlib.sha256(canonical_json(document).encode()).hexdigest().encode()
+
+
+def _replay(service: Service, key: str, record: bytes, fingerprint: bytes) -> Result[TurnResponse]:
+    stored_fingerprint, newline, body = record.partition(b"\n")
+    if not newline:
+        raise service.corrupt(key, "idempotency record", ValueError("no fingerprint line"))
+    if stored_fingerprint != fingerprint:
+        raise InvalidRequestError.for_field(
+            "idempotencyKey",
+            "was already used with a different request body in the last "
+            f"{IDEMPOTENCY_WINDOW_SECONDS // 60} minutes",
+        )
+    try:
+        response = TurnResponse.model_validate_json(body)
+    except ValidationError as exc:
+        raise service.corrupt(key, "idempotency record", exc) from exc
+    return Result(response, body)
+
+
+# --- GET and DELETE conversation/{sessionId} -------------------------------------------------
+
+_SESSION_ID: TypeAdapter[str] = TypeAdapter(Identifier)
+
+
+def check_session_id(session_id: Any) -> str:
+    """The same rule as a body's sessionId, for ids that arrive in a path."""
+    try:
+        return _SESSION_ID.validate_python(session_id, strict=True)
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise InvalidRequestError.for_field("sessionId", reason) from None
+
+
+def get_conversation(
+    service: Service, principal: Principal, session_id: str
+) -> Result[ConversationSnapshot]:
+    """``GET /governance/conversation/{sessionId}``: read-only, no TTL renewal."""
+    key = conversation_key(principal.tenant, session_id)
+    raw = service.storage(lambda: service.store.get(key))
+    if raw is None:
+        raise NotFoundError(f"no conversation {session_id!r} (never created, deleted or expired)")
+    state = service.decode_state(raw, key)
+    policy_set = service.tenant(principal).policy_set
+    active = [
+        policy_set.by_id[b.policy_id] for b in state.bindings if b.policy_id in policy_set.by_id
+    ]
+    return Result(
+        ConversationSnapshot(
+            session_id=session_id,
+            turn_count=state.turn_count,
+            active_policies=applicable(active),
+            injection_block=state.injection_block,
+            binding_log=[binding_event(r) for r in state.binding_log.records()],
+            updated_at=iso_timestamp(state.updated_at),
+        )
+    )
+
+
+def delete_conversation(service: Service, principal: Principal, session_id: str) -> Result[Any]:
+    """``DELETE /governance/conversation/{sessionId}``: idempotent purge."""
+    key = conversation_key(principal.tenant, session_id)
+    service.storage(lambda: service.store.delete(key))
+    return Result(None)
+
+
+# --- POST pre-inference ----------------------------------------------------------------------
+
+
+def pre_inference(
+    service: Service, principal: Principal, request: PreInferenceRequest
+) -> Result[PreInferenceResponse]:
+    """``POST /governance/pre-inference``: applicable policies for one prompt.
+
+    Stateless: it records no turn. An identical request within the idempotency window is
+    answered from the cache with ``cacheHit: true``, unless ``isUpdate`` asks for a fresh answer
+    (see docs/decisions/pre-inference.md).
+    """
+    limit = service.settings.max_content_bytes
+    check_size("prompt", request.prompt, limit)
+    for i, message in enumerate(request.recent_messages or ()):
+        text = message.content if isinstance(message, HistoryEntry) else message
+        check_size(f"recentMessages[{i}]", text, limit)
+
+    fingerprint = _fingerprint(request.model_dump(mode="json", exclude={"is_update"})).decode()
+    cache_key = pre_inference_key(principal.tenant, fingerprint)
+    if not request.is_update:
+        cached = service.storage(lambda: service.store.get(cache_key))
+        if cached is not None:
+            try:
+                replay = PreInferenceResponse.model_validate_json(cached)
+            except ValidationError as exc:
+                raise service.corrupt(cache_key, "pre-inference answer", exc) from exc
+            # The cache is per tenant; rationaleRequired belongs to the calling key.
+            update = {
+                "cache_hit": True,
+                "rationale_required": principal.settings.rationale_required,
+            }
+            return Result(replay.model_copy(update=update))
+
+    tenant = service.tenant(principal)
+    attributes = request.end_user_context.attributes if request.end_user_context else None
+    areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+    context = [
+        m.content if isinstance(m, HistoryEntry) else m for m in request.recent_messages or ()
+    ]
+    relevance = _select(service, tenant, request.prompt, context, areas, attributes)
+    policy_set = tenant.policy_set
+    ordered = prioritise(
+        [policy_set.by_id[pid] for pid in relevance], relevance, policy_set.position
+    )
+    block, estimate = render_injection_block(ordered, request.token_budget, service.count_tokens)
+    response = PreInferenceResponse(
+        session_id=request.session_id,
+        cache_hit=False,
+        applicable_policies=applicable(ordered),
+        injection_block=block,
+        rationale_required=principal.settings.rationale_required,
+        token_estimate=estimate,
+        trace_id=service.new_trace_id(),
+    )
+    body = response.model_dump_json().encode()
+    expires_at = service.clock() + IDEMPOTENCY_WINDOW_SECONDS
+    service.storage(lambda: service.store.set(cache_key, body, expires_at=expires_at))
+    return Result(response)

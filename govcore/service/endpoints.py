@@ -1,0 +1,194 @@
+"""The endpoint table, and :func:`call`: the one pipeline both the typed client and the
+dispatcher run.
+
+Each :class:`Endpoint` declares its route, the scope and feature setting it needs, how its
+request is parsed and which handler answers it. :func:`call` runs every request the same way:
+authenticate (401), rate limit (429), scope and feature setting (403), parse and validate (400),
+then the handler, whose own outcomes follow. Anything unexpected on the way is a bug and
+becomes :class:`~govcore.errors.InternalError`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from govcore.errors import GovcoreError, InternalError
+from govcore.models import (
+    ConversationSnapshot,
+    FinalizeOutputRequest,
+    PostInferenceRequest,
+    PostInferenceResponse,
+    PreInferenceRequest,
+    PreInferenceResponse,
+    StreamCheckRequest,
+    StreamCheckResponse,
+    ToolCallDecision,
+    ToolCallRequest,
+    TurnRequest,
+    TurnResponse,
+)
+from govcore.service import checks, conversations
+from govcore.service.access import Principal
+from govcore.service.requests import parse_json_body, validate_request
+from govcore.service.runtime import Result, Service
+
+__all__ = [
+    "CHECK_OUTPUT_STREAM",
+    "CHECK_TOOL_CALL",
+    "DELETE_CONVERSATION",
+    "ENDPOINTS",
+    "FINALIZE_OUTPUT",
+    "GET_CONVERSATION",
+    "POST_INFERENCE",
+    "PRE_INFERENCE",
+    "RECORD_TURN",
+    "Endpoint",
+    "RawBody",
+    "call",
+]
+
+RequestT = TypeVar("RequestT")
+ResponseT = TypeVar("ResponseT", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
+
+_log = logging.getLogger("govcore")
+
+
+@dataclass(frozen=True, slots=True)
+class RawBody:
+    """A request body exactly as a transport received it (the dispatcher's payload)."""
+
+    content: bytes | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint(Generic[RequestT, ResponseT]):
+    """One route of the interface.
+
+    Attributes:
+        name: the typed client's method.
+        method: the HTTP method.
+        path: the route under the mount prefix; ``{sessionId}`` marks the path parameter.
+        scope: the scope the key needs (403 without it).
+        feature: the per-key feature setting that must be ``allowed``, if any (403).
+        parse: turns the payload (a model, a mapping of wire fields, a :class:`RawBody`, or
+            the path parameter) into the handler's request (400 when it is not one).
+        run: answers the request.
+    """
+
+    name: str
+    method: str
+    path: str
+    scope: str
+    feature: str | None
+    parse: Callable[[Service, Principal, Any], RequestT]
+    run: Callable[[Service, Principal, RequestT], Result[ResponseT]]
+
+
+def _body(
+    model: type[M], gate: Callable[[Principal, Any], None] | None = None
+) -> Callable[[Service, Principal, Any], M]:
+    """A parser of a JSON body as ``model``; ``gate`` may refuse (403) before validation."""
+
+    def parse(service: Service, principal: Principal, payload: Any) -> M:
+        document: M | Mapping[str, Any] = (
+            parse_json_body(payload.content, max_bytes=service.settings.max_body_bytes)
+            if isinstance(payload, RawBody)
+            else payload
+        )
+        if gate is not None:
+            gate(principal, document)
+        return validate_request(model, document)
+
+    return parse
+
+
+def _output_check_gate(principal: Principal, payload: Any) -> None:
+    """A turn with ``checkOutput`` is also an output check: it needs what post-inference needs,
+    refused (403) before the body is validated (400), in the order of refusals."""
+    wants_check = (
+        payload.check_output
+        if isinstance(payload, TurnRequest)
+        else isinstance(payload, Mapping) and payload.get("checkOutput") is True
+    )
+    if wants_check:
+        principal.require_scope("governance:check")
+        principal.require_feature("post_inference_checking")
+
+
+def _session_id(service: Service, principal: Principal, payload: Any) -> str:
+    return conversations.check_session_id(payload)
+
+
+RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
+    "record_turn", "POST", "/governance/conversation/turn", "governance:read", None,
+    _body(TurnRequest, _output_check_gate), conversations.record_turn,
+)  # fmt: skip
+GET_CONVERSATION: Endpoint[str, ConversationSnapshot] = Endpoint(
+    "get_conversation", "GET", "/governance/conversation/{sessionId}", "governance:read", None,
+    _session_id, conversations.get_conversation,
+)  # fmt: skip
+DELETE_CONVERSATION: Endpoint[str, Any] = Endpoint(
+    "delete_conversation", "DELETE", "/governance/conversation/{sessionId}", "governance:read",
+    None, _session_id, conversations.delete_conversation,
+)  # fmt: skip
+PRE_INFERENCE: Endpoint[PreInferenceRequest, PreInferenceResponse] = Endpoint(
+    "pre_inference", "POST", "/governance/pre-inference", "governance:read", None,
+    _body(PreInferenceRequest), conversations.pre_inference,
+)  # fmt: skip
+CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
+    "check_tool_call", "POST", "/governance/check-tool-call", "governance:check",
+    "tool_call_governance", _body(ToolCallRequest), checks.check_tool_call,
+)  # fmt: skip
+POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint(
+    "post_inference", "POST", "/governance/post-inference", "governance:check",
+    "post_inference_checking", _body(PostInferenceRequest), checks.post_inference,
+)  # fmt: skip
+CHECK_OUTPUT_STREAM: Endpoint[StreamCheckRequest, StreamCheckResponse] = Endpoint(
+    "check_output_stream", "POST", "/governance/check-output/stream", "governance:check",
+    "post_inference_checking", _body(StreamCheckRequest), checks.check_output_stream,
+)  # fmt: skip
+FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoint(
+    "finalize_output", "POST", "/governance/check-output/finalize", "governance:check",
+    "post_inference_checking", _body(FinalizeOutputRequest), checks.finalize_output,
+)  # fmt: skip
+
+ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (
+    RECORD_TURN,
+    GET_CONVERSATION,
+    DELETE_CONVERSATION,
+    PRE_INFERENCE,
+    CHECK_TOOL_CALL,
+    POST_INFERENCE,
+    CHECK_OUTPUT_STREAM,
+    FINALIZE_OUTPUT,
+)
+
+
+def call(
+    service: Service,
+    endpoint: Endpoint[RequestT, ResponseT],
+    api_key: str | None,
+    payload: Any,
+) -> Result[ResponseT]:
+    """Run one request through the pipeline.
+
+    Raises:
+        GovcoreError: a refusal (401, 429, 403, 400), the endpoint's own outcome (404), a
+            :class:`~govcore.errors.BackendError` (503) or, for a bug,
+            :class:`~govcore.errors.InternalError` from the original exception.
+    """
+    try:
+        principal = service.authorize(api_key, endpoint.scope, endpoint.feature)
+        request = endpoint.parse(service, principal, payload)
+        return endpoint.run(service, principal, request)
+    except GovcoreError:
+        raise
+    except Exception as exc:
+        _log.exception("internal error answering %s", endpoint.name)
+        raise InternalError() from exc

@@ -1,0 +1,180 @@
+"""The service's shared machinery: backends, tenants, the access pipeline and store calls."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from govcore.config import GovernanceSettings, LoadedConfig
+from govcore.core.conversation import ConversationRules, ConversationState
+from govcore.core.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
+from govcore.decisions import Decision, DecisionQueue
+from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
+from govcore.service.access import KeyRing, Principal
+from govcore.service.keys import rate_window_key
+from govcore.service.tenants import CompiledTenant, compile_tenants
+from govcore.types import Clock, Retriever, Store, TokenCounter
+
+__all__ = ["Result", "Service", "random_id"]
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+_log = logging.getLogger("govcore")
+
+
+@dataclass(frozen=True, slots=True)
+class Result(Generic[M]):
+    """An endpoint's response model and, when it is a replay, the exact bytes first sent."""
+
+    model: M | None
+    body: bytes | None = None
+
+
+def random_id() -> str:
+    """128 random bits as 32 hex digits: trace and decision ids."""
+    return secrets.token_hex(16)
+
+
+class Service:
+    """What every endpoint handler works with: settings, tenants, keys and the backends.
+
+    It holds no lock: every read-modify-write of shared state is one atomic store update.
+    """
+
+    def __init__(
+        self,
+        config: LoadedConfig,
+        *,
+        clock: Clock,
+        store: Store,
+        retriever: Retriever,
+        token_counter: TokenCounter,
+        trace_ids: Callable[[], str],
+        decisions: DecisionQueue,
+    ) -> None:
+        self.settings: GovernanceSettings = config.settings
+        self.clock = clock
+        self.store = store
+        self.count_tokens = token_counter
+        self.new_trace_id = trace_ids
+        self.decisions = decisions
+        self.keys = KeyRing(config.keys)
+        self.tenants: dict[str, CompiledTenant] = compile_tenants(config.tenants, retriever)
+        self.conversation_rules = ConversationRules(
+            release_after_unselected_turns=config.settings.release_after_unselected_turns,
+            binding_log_limit=config.settings.binding_log_limit,
+        )
+        self._backend_errors: tuple[type[BaseException], ...] = tuple(
+            getattr(store, "backend_errors", ())
+        )
+
+    # --- access ----------------------------------------------------------------------------
+
+    def authorize(self, api_key: str | None, scope: str, feature: str | None) -> Principal:
+        """Authenticate (401), rate limit (429), then check scope and feature setting (403)."""
+        principal = self.keys.authenticate(api_key)
+        limit = (
+            principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
+        )
+        wait = self.storage(
+            lambda: self.store.update(
+                rate_window_key(principal.key_id), lambda raw, now: admit(raw, now, limit=limit)
+            )
+        )
+        if wait is not None:
+            seconds = retry_after_seconds(wait)
+            raise RateLimitedError(
+                f"rate limit of {limit} requests per {WINDOW_SECONDS} seconds exceeded; "
+                f"retry after {seconds} s",
+                window_seconds=WINDOW_SECONDS,
+                retry_after=seconds,
+            )
+        principal.require_scope(scope)
+        if feature is not None:
+            principal.require_feature(feature)
+        return principal
+
+    def tenant(self, principal: Principal) -> CompiledTenant:
+        """The compiled policy set of the caller's tenant."""
+        return self.tenants[principal.tenant]
+
+    # --- the store ---------------------------------------------------------------------------
+
+    def storage(self, operation: Callable[[], T]) -> T:
+        """Run a store operation; the exception types the store declares become a 503."""
+        try:
+            return operation()
+        except GovcoreError:
+            raise
+        except self._backend_errors as exc:
+            raise BackendError(f"the store is unavailable ({type(exc).__name__})") from exc
+
+    @staticmethod
+    def pure(step: Callable[..., T]) -> Callable[..., T]:
+        """``step`` (a mutation run inside the store) with its bugs raised as
+        :class:`InternalError`, so no store can mistake them for its own failures."""
+
+        def guarded(*args: Any) -> T:
+            try:
+                return step(*args)
+            except GovcoreError:
+                raise
+            except Exception as exc:
+                _log.exception("internal error inside a store update")
+                raise InternalError() from exc
+
+        return guarded
+
+    def decode_state(self, raw: bytes, key: str) -> ConversationState:
+        """A stored conversation state, or a 503 (logged) when it cannot be read."""
+        try:
+            return ConversationState.from_bytes(raw)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise self.corrupt(key, "conversation state", exc) from exc
+
+    @staticmethod
+    def corrupt(key: str, what: str, cause: BaseException) -> BackendError:
+        """The error for stored data that cannot be read, logged for an operator."""
+        _log.error("unreadable %s in the store at %r: %s", what, key, cause)
+        return BackendError(f"the stored {what} is unreadable")
+
+    # --- the decision log ----------------------------------------------------------------------
+
+    def log_decision(
+        self,
+        principal: Principal,
+        endpoint: str,
+        session_id: str,
+        trace_id: str,
+        policy_ids: Sequence[str],
+        verdict: str,
+        violations: int,
+        score: float,
+        started: float,
+        text: str | None,
+    ) -> None:
+        """Queue one decision record; never blocks on the sink."""
+        self.decisions.record(
+            Decision(
+                decision_id=random_id(),
+                trace_id=trace_id,
+                tenant=principal.tenant,
+                key_id=principal.key_id,
+                endpoint=endpoint,
+                session_id=session_id,
+                policy_ids=tuple(policy_ids),
+                verdict=verdict,
+                violations=violations,
+                risk_score=score,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                ts=self.clock(),
+                text=text if self.settings.decision_log_include_text else None,
+            )
+        )

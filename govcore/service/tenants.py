@@ -1,0 +1,69 @@
+"""Everything requests need from a tenant's policy set, compiled once per policy-set version."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from govcore.core.gating import CompiledToolRule, compile_tool_rules
+from govcore.detection.scanner import Scanner, compile_rules
+from govcore.policy import PolicySet
+from govcore.types import RetrievalIndex, Retriever
+
+__all__ = ["CompiledTenant", "compile_tenants"]
+
+# RE2 builds its automata lazily: a first scan at compile time keeps that off a caller's time.
+_WARM_UP_TEXT = "Reach me at a@example.com or +1 415 555 0100; card 4111 1111 1111 1111."
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTenant:
+    """A tenant's policy set with its retrieval index, scanner, policy maps and tool rules."""
+
+    policy_set: PolicySet
+    index: RetrievalIndex
+    scanner: Scanner
+    policies_by_area: Mapping[str, frozenset[str]]  # area -> ids of its policies
+    always_on: frozenset[str]  # ids of the alwaysOn policies
+    tool_rules: tuple[CompiledToolRule, ...]
+
+    def policies_in_areas(self, areas: frozenset[str] | None) -> frozenset[str] | None:
+        """The ids of the policies in ``areas`` (``None``: every policy)."""
+        if areas is None:
+            return None
+        return frozenset().union(*(self.policies_by_area.get(area, ()) for area in areas))
+
+
+def compile_tenants(
+    policy_sets: Mapping[str, PolicySet], retriever: Retriever
+) -> dict[str, CompiledTenant]:
+    """Compile each tenant's policy set; tenants whose policies are identical share the work."""
+    by_version: dict[str, CompiledTenant] = {}
+    tenants: dict[str, CompiledTenant] = {}
+    for tenant_id, policy_set in policy_sets.items():
+        built = by_version.get(policy_set.version)
+        if built is None:
+            built = by_version[policy_set.version] = _compile(policy_set, retriever)
+        tenants[tenant_id] = (
+            built if built.policy_set is policy_set else replace(built, policy_set=policy_set)
+        )
+    return tenants
+
+
+def _compile(policy_set: PolicySet, retriever: Retriever) -> CompiledTenant:
+    scanner = compile_rules(
+        (policy, rule) for policy in policy_set.policies for rule in policy.detect
+    )
+    by_area: dict[str, set[str]] = {}
+    for policy in policy_set.policies:
+        if policy.area is not None:
+            by_area.setdefault(policy.area, set()).add(policy.id)
+    scanner.scan(_WARM_UP_TEXT)
+    return CompiledTenant(
+        policy_set=policy_set,
+        index=retriever.index(policy_set.policies),
+        scanner=scanner,
+        policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
+        always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
+        tool_rules=compile_tool_rules(policy_set.policies),
+    )
