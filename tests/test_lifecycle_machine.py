@@ -8,6 +8,7 @@ the key's ``conversation_ttl_seconds``, else the configured default.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -32,7 +33,14 @@ from tests.conftest import (
 # Built once for the module; every machine run uses its own session ids on the shared clock,
 # which only moves forward.
 CLOCK = FakeClock()
-GOV = govcore.Governance.from_config(build_config(), clock=CLOCK)
+
+
+@functools.cache
+def _gov() -> govcore.Governance:
+    """The shared governance, built on first use (not at import)."""
+    return govcore.Governance.from_config(build_config(), clock=CLOCK)
+
+
 KEY_TTL = {FULL_KEY: DEFAULT_TTL, SHORT_TTL_KEY: SHORT_TTL}
 _runs = itertools.count()
 
@@ -88,7 +96,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
         return entry
 
     def check_present(self, name: str, entry: Entry) -> None:
-        snapshot = GOV.client(FULL_KEY).get_conversation(self.sid(name))
+        snapshot = _gov().client(FULL_KEY).get_conversation(self.sid(name))
         assert snapshot.session_id == self.sid(name)
         assert snapshot.turn_count == entry.turn_count
         assert math.isclose(_epoch(snapshot.updated_at), entry.last_turn, abs_tol=0.002)
@@ -109,7 +117,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
             request["ttlSeconds"] = ttl
         if history is not None:
             request["priorHistory"] = history
-        response = GOV.client(key).record_turn(request)
+        response = _gov().client(key).record_turn(request)
 
         expected = entry.turn_count + 1 if entry is not None else len(history or []) + 1
         assert response.turn_index == expected
@@ -120,7 +128,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
         """GET answers the live session's state, or 404 once it is absent."""
         entry = self.live(name)
         if through_handle:
-            response = GOV.handle(
+            response = _gov().handle(
                 "GET",
                 f"/api/v1/agent/governance/conversation/{self.sid(name)}",
                 {"Authorization": f"Bearer {FULL_KEY}"},
@@ -134,14 +142,14 @@ class ConversationLifecycle(RuleBasedStateMachine):
                 assert response.json()["turnCount"] == entry.turn_count
         elif entry is None:
             with pytest.raises(govcore.NotFoundError):
-                GOV.client(FULL_KEY).get_conversation(self.sid(name))
+                _gov().client(FULL_KEY).get_conversation(self.sid(name))
         else:
             self.check_present(name, entry)
 
     @rule(name=NAMES)
     def delete(self, name: str) -> None:
         """DELETE answers 204 with no body whether or not the session exists, and purges it."""
-        response = GOV.handle(
+        response = _gov().handle(
             "DELETE",
             f"/governance/conversation/{self.sid(name)}",
             {"Authorization": f"Bearer {SHORT_TTL_KEY}"},
@@ -154,7 +162,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
     @rule(name=NAMES, delete=st.booleans())
     def other_tenant(self, name: str, delete: bool) -> None:
         """Another tenant's key never sees the session, and its DELETE leaves it alone."""
-        client = GOV.client(GLOBEX_KEY)
+        client = _gov().client(GLOBEX_KEY)
         if delete:
             client.delete_conversation(self.sid(name))
         else:
@@ -184,7 +192,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
             entry = self.live(name)
             if entry is None:
                 with pytest.raises(govcore.NotFoundError):
-                    GOV.client(FULL_KEY).get_conversation(self.sid(name))
+                    _gov().client(FULL_KEY).get_conversation(self.sid(name))
             else:
                 self.check_present(name, entry)
 
@@ -198,7 +206,7 @@ TestConversationLifecycle.__doc__ = "The lifecycle table of spec §3 holds for a
 
 def test_exact_ttl_boundary() -> None:
     """A session is readable just before last turn + TTL and absent exactly at it."""
-    client = GOV.client(SHORT_TTL_KEY)
+    client = _gov().client(SHORT_TTL_KEY)
     sid = f"life-boundary-{next(_runs)}"
     client.record_turn({"sessionId": sid, "turn": {"role": "user", "content": "hi"}})
     created = CLOCK.now
@@ -213,7 +221,7 @@ def test_exact_ttl_boundary() -> None:
 
 def test_get_does_not_renew() -> None:
     """Reading a session just before it expires does not extend its life."""
-    client = GOV.client(SHORT_TTL_KEY)
+    client = _gov().client(SHORT_TTL_KEY)
     sid = f"life-norenew-{next(_runs)}"
     client.record_turn({"sessionId": sid, "turn": {"role": "user", "content": "hi"}})
     created = CLOCK.now

@@ -3,10 +3,14 @@
 Each check runs in a forked child process that is killed when it overruns, so a regression to
 exponential time fails the test instead of hanging the suite. The limit (2 s for a 100 KB output)
 is generous: this guards against catastrophic backtracking and blow-ups, it is no benchmark.
+
+They assert wall-clock times, so they are marked ``timing`` and left out of the default run;
+``pytest -m timing`` runs them (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import time
 from collections.abc import Callable
@@ -53,17 +57,21 @@ def _governance() -> govcore.Governance:
     return govcore.Governance.from_config(config, clock=FakeClock())
 
 
-GOV = _governance()
-CLIENT = GOV.client(KEY)
+pytestmark = pytest.mark.timing
+
+
+@functools.cache
+def _client() -> Any:
+    return _governance().client(KEY)
 
 
 def _post_inference(text: str) -> int:
-    return len(CLIENT.post_inference({"sessionId": "slow", "output": text}).violations)
+    return len(_client().post_inference({"sessionId": "slow", "output": text}).violations)
 
 
 def _stream(text: str) -> int:
     request = {"sessionId": "slow", "fullText": text, "lastCheckedOffset": 0, "isFinal": False}
-    return len(CLIENT.check_output_stream(request).new_violations)
+    return len(_client().check_output_stream(request).new_violations)
 
 
 def _elapsed_in_child(check: Callable[[str], Any], text: str) -> float:

@@ -7,6 +7,7 @@ score stays in [0, 1], is 0 without violations and never falls when a violation 
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from typing import Any
@@ -46,8 +47,18 @@ WORDS = [
     "ok.",
     "guaranteed",
 ]
-GOV = checks_governance()
-CLIENT = GOV.client(CHECK_KEY)
+
+
+@functools.cache
+def _gov() -> govcore.Governance:
+    """One governance for the module's properties, built on first use (not at import)."""
+    return checks_governance()
+
+
+def _client() -> govcore.GovernanceClient:
+    return _gov().client(CHECK_KEY)
+
+
 SCANNER = detect_scanner()
 REPLACEMENTS = tuple(DEFAULT_REPLACEMENTS.values())
 
@@ -73,13 +84,13 @@ TEXTS = st.lists(
 @given(text=TEXTS)
 def test_redaction_contains_no_matched_pii_or_secret(text: str) -> None:
     """The suggested redaction holds no matched text of a PII or secret violation, and no match at all."""
-    verdict = CLIENT.post_inference({"sessionId": "redact", "output": text})
+    verdict = _client().post_inference({"sessionId": "redact", "output": text})
     redaction = verdict.suggested_redaction
     for violation in verdict.violations:
         if violation.policy_id in PII_POLICIES:
             assert violation.matched_text not in redaction
     assert SCANNER.scan(redaction) == []
-    again = CLIENT.post_inference({"sessionId": "redact", "output": text})
+    again = _client().post_inference({"sessionId": "redact", "output": text})
     assert again.suggested_redaction == redaction
 
 
@@ -214,7 +225,7 @@ def test_risk_score_of_no_violations_is_zero() -> None:
 @given(text=TEXTS)
 def test_answered_risk_score_is_the_risk_of_the_violations(text: str) -> None:
     """Post-inference's `riskScore` is the risk score of its violations' confidence and severity."""
-    verdict = CLIENT.post_inference({"sessionId": "risk", "output": text})
+    verdict = _client().post_inference({"sessionId": "risk", "output": text})
     assert verdict.risk_score == risk_of((v.confidence, v.severity) for v in verdict.violations)
     assert (verdict.risk_score == 0) is (verdict.violations == [])
 
@@ -241,7 +252,7 @@ def glued_pii(draw: st.DrawFn) -> str:
 def test_every_replacement_in_the_redaction_is_a_reported_violation(text: str) -> None:
     """What the redaction removes, the verdict reports: a value that another match held back
     (a card number glued to an email's domain) is a violation, not only a replacement."""
-    verdict = CLIENT.post_inference({"sessionId": "redact", "output": text})
+    verdict = _client().post_inference({"sessionId": "redact", "output": text})
     redaction = verdict.suggested_redaction
     reported = Counter(v.enforcement_text for v in verdict.violations)
     for replacement in {v.enforcement_text for v in verdict.violations} | set(REPLACEMENTS):
@@ -251,7 +262,7 @@ def test_every_replacement_in_the_redaction_is_a_reported_violation(text: str) -
 
 
 def test_card_glued_to_an_email_is_reported() -> None:
-    verdict = CLIENT.post_inference(
+    verdict = _client().post_inference(
         {"sessionId": "redact", "output": "x a@b.com4111111111111111 y"}
     )
     assert sorted(v.matched_text for v in verdict.violations) == ["4111111111111111", "a@b.com"]

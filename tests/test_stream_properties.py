@@ -9,6 +9,7 @@ reported once at its offset, and the watermark only moves forward within ``fullT
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 from collections import Counter
@@ -59,8 +60,16 @@ WORDS = [
     "proj",
 ]
 SCANNER = detect_scanner()
-GOV = checks_governance()
-CLIENT = GOV.client(CHECK_KEY)
+
+
+@functools.cache
+def _gov() -> govcore.Governance:
+    """One governance for the module's properties, built on first use (not at import)."""
+    return checks_governance()
+
+
+def _client() -> govcore.GovernanceClient:
+    return _gov().client(CHECK_KEY)
 
 
 def _hide(value: str, positions: list[int], marks: list[str]) -> str:
@@ -152,7 +161,7 @@ def _stream(text: str, sizes: list[int]) -> list[tuple[str, str, int]]:
             "lastCheckedOffset": watermark,
             "isFinal": final,
         }
-        reply = CLIENT.check_output_stream(request).model_dump(mode="json", by_alias=True)
+        reply = _client().check_output_stream(request).model_dump(mode="json", by_alias=True)
         assert set(reply) == STREAM_FIELDS
         assert reply["sessionId"] == "stream"
         assert reply["isComplete"] is final
@@ -176,7 +185,7 @@ def _reference(text: str) -> Counter[tuple[str, str, int]]:
 
 
 def _post_inference(text: str) -> Counter[tuple[str, str]]:
-    verdict = CLIENT.post_inference({"sessionId": "stream", "output": text})
+    verdict = _client().post_inference({"sessionId": "stream", "output": text})
     return Counter((v.policy_id, v.matched_text) for v in verdict.violations)
 
 
@@ -247,7 +256,7 @@ def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
     for start in range(0, len(text), 200):
         sent = text[: start + 200]
         final = len(sent) == len(text)
-        reply = CLIENT.check_output_stream(
+        reply = _client().check_output_stream(
             {"sessionId": "s", "fullText": sent, "lastCheckedOffset": watermark, "isFinal": final}
         )
         if not final:
@@ -269,7 +278,7 @@ def test_a_key_block_that_never_ends_holds_the_watermark_only_so_far() -> None:
     watermarks = []
     watermark = 0
     for end in range(200, len(text), 200):
-        reply = CLIENT.check_output_stream(
+        reply = _client().check_output_stream(
             {"sessionId": "s", "fullText": text[:end], "lastCheckedOffset": watermark}
         )
         watermark = reply.watermark
@@ -282,11 +291,11 @@ def test_a_key_block_that_never_ends_holds_the_watermark_only_so_far() -> None:
 def test_call_below_the_trigger_reports_nothing_and_keeps_the_watermark() -> None:
     """A non-final call with fewer than 200 new characters checks nothing and keeps the watermark."""
     text = "4111 1111 1111 1111 " + "z" * 100
-    reply = CLIENT.check_output_stream(
+    reply = _client().check_output_stream(
         {"sessionId": "s", "fullText": text, "lastCheckedOffset": 0, "isFinal": False}
     )
     assert (reply.new_violations, reply.watermark, reply.is_complete) == ([], 0, False)
-    final = CLIENT.check_output_stream(
+    final = _client().check_output_stream(
         {"sessionId": "s", "fullText": text, "lastCheckedOffset": 0, "isFinal": True}
     )
     assert [(v.matched_text, v.offset) for v in final.new_violations] == [
@@ -300,17 +309,17 @@ def test_last_checked_offset_outside_full_text_is_400(offset: int) -> None:
     """`lastCheckedOffset` below 0 or beyond the end of `fullText` is refused with 400."""
     body = {"sessionId": "s", "fullText": "0123456789", "lastCheckedOffset": offset}
     with pytest.raises(InvalidRequestError) as caught:
-        CLIENT.check_output_stream(body)
+        _client().check_output_stream(body)
     assert [d.field for d in caught.value.details] == ["lastCheckedOffset"]
     for path in ("/governance/check-output/stream", "/governance/check-output/finalize"):
-        response = GOV.handle("POST", path, bearer(CHECK_KEY), json.dumps(body))
+        response = _gov().handle("POST", path, bearer(CHECK_KEY), json.dumps(body))
         assert response.status == 400
         assert [d["field"] for d in response.json()["details"]] == ["lastCheckedOffset"]
 
 
 def test_last_checked_offset_at_the_end_is_accepted() -> None:
     """`lastCheckedOffset` equal to the length of `fullText` is valid and reports nothing new."""
-    reply = CLIENT.check_output_stream(
+    reply = _client().check_output_stream(
         {"sessionId": "s", "fullText": "0123456789", "lastCheckedOffset": 10, "isFinal": True}
     )
     assert (reply.new_violations, reply.watermark, reply.is_complete) == ([], 10, True)
@@ -328,7 +337,7 @@ GUARD_TEXT = (
 
 
 def _verdict(text: str) -> dict[str, Any]:
-    verdict = CLIENT.post_inference({"sessionId": "guard", "output": text})
+    verdict = _client().post_inference({"sessionId": "guard", "output": text})
     wire = verdict.model_dump(mode="json", by_alias=True)
     wire.pop("traceId")
     return wire
@@ -341,7 +350,7 @@ def test_stream_guard_wrap_matches_post_inference(delta_size: int, chunk_size: i
     deltas = list(_chunks(GUARD_TEXT, [delta_size]))
     seen: list[Any] = []
     guard = govcore.StreamGuard(
-        CLIENT, session_id="guard", chunk_size=chunk_size, on_violation=seen.append
+        _client(), session_id="guard", chunk_size=chunk_size, on_violation=seen.append
     )
     assert list(guard.wrap(iter(deltas))) == deltas
     expected = _verdict(GUARD_TEXT)
@@ -368,7 +377,7 @@ def test_stream_guard_awrap_matches_post_inference() -> None:
     async def consume(guard: govcore.StreamGuard) -> list[str]:
         return [delta async for delta in guard.awrap(model_stream())]
 
-    guard = govcore.StreamGuard(CLIENT, session_id="guard")
+    guard = govcore.StreamGuard(_client(), session_id="guard")
     assert asyncio.run(consume(guard)) == deltas
     expected = _verdict(GUARD_TEXT)
     got = Counter((v.policy_id, v.matched_text) for v in guard.violations)
@@ -381,11 +390,11 @@ def test_stream_guard_awrap_matches_post_inference() -> None:
 
 def test_stream_guard_refuses_feeding_after_finish() -> None:
     """A finished guard refuses more deltas, and `finish` twice gives the same verdict."""
-    guard = govcore.StreamGuard(CLIENT, session_id="guard")
+    guard = govcore.StreamGuard(_client(), session_id="guard")
     guard.feed("hello 4111 1111 1111 1111")
     verdict = guard.finish()
     assert guard.finish() is verdict
     with pytest.raises(RuntimeError):
         guard.feed("more")
     with pytest.raises(ValueError, match="chunk_size"):
-        govcore.StreamGuard(CLIENT, session_id="guard", chunk_size=0)
+        govcore.StreamGuard(_client(), session_id="guard", chunk_size=0)
