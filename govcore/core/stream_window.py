@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from govcore.detection.normalize import normalize
+from govcore.detection.pii import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 from govcore.detection.scanner import Hit
 
 __all__ = [
@@ -53,8 +54,8 @@ STREAM_TOKEN_HOLD = 1024
 """At most this many characters of a trailing run of non-space characters are held back: more
 than any built-in detector's match (an email address is at most 320 characters)."""
 
-_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----", re.IGNORECASE)
+_KEY_BEGIN = re.compile(PRIVATE_KEY_BEGIN, re.IGNORECASE)
+_KEY_END = re.compile(PRIVATE_KEY_END, re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

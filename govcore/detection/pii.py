@@ -16,7 +16,15 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_REPLACEMENTS", "DETECTORS", "Detector", "luhn_valid", "mod97_valid"]
+__all__ = [
+    "DEFAULT_REPLACEMENTS",
+    "DETECTORS",
+    "PRIVATE_KEY_BEGIN",
+    "PRIVATE_KEY_END",
+    "Detector",
+    "luhn_valid",
+    "mod97_valid",
+]
 
 # A validator gets the normalised text and a candidate span and returns the accepted span and
 # its confidence factor, or None.
@@ -255,6 +263,10 @@ def _secret(factor: float) -> Validator:
 
 
 # One explanation for every secret format: a violation names its detector kind, not the format.
+PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+"""The header line of a PEM private-key block (RSA, EC, OPENSSH, ENCRYPTED or none)."""
+PRIVATE_KEY_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+
 _CREDENTIAL_EXPLANATION = (
     "contains a secret (a private key, an API key, an access token or a password)"
 )
@@ -312,7 +324,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "secret",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[^\x00]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----",
+        PRIVATE_KEY_BEGIN + r"[^\x00]*?" + PRIVATE_KEY_END,
         _secret(1.0),
         _CREDENTIAL_EXPLANATION,
     ),
@@ -322,8 +334,7 @@ DETECTORS: tuple[Detector, ...] = (
         # "Proc-Type:" lines, every line of at least 16 base64 characters that follows, and a
         # last, shorter line ending in "=" padding; with real or JSON-escaped line breaks.
         # Where the END line is there, the whole block above is the longer match and wins.
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-        r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
+        PRIVATE_KEY_BEGIN + r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
         r"(?:(?:\r?\n|(?:\\r)?\\n|[ \t])+[A-Za-z0-9+/=]{16,})+"
         r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/]{0,15}={1,2})?",
         _secret(1.0),
