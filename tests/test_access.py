@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 
 import pytest
 from hypothesis import given, settings
@@ -61,6 +63,140 @@ def test_malformed_authorization_headers_are_401(gov: govcore.Governance) -> Non
     assert (
         gov.handle("POST", TURN_PATH, {"AUTHORIZATION": f"bearer {FULL_KEY}"}, body).status == 200
     )
+
+
+# Every whitespace or line-break character str.strip() removes that HTTP does not: none of
+# them may vanish from around a key.
+NOT_HTTP_WHITESPACE = ["\u00a0", "\u2003", "\u0085", "\u2028", "\x0b", "\x0c", "\r", "\n"]
+
+
+def _auth(gov: govcore.Governance, value: str) -> govcore.HttpResponse:
+    return gov.handle("POST", TURN_PATH, {"Authorization": value}, json.dumps(turn("s", "hi")))
+
+
+@pytest.mark.parametrize("char", NOT_HTTP_WHITESPACE, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "Bearer {k}{c}",
+        "Bearer {c}{k}",
+        "{c}Bearer {k}",
+        "Bearer {k}{c} ",
+        "Bearer{c}{k}",
+        "Bearer {k}{c}{k}",
+    ],
+)
+def test_non_http_whitespace_around_or_inside_a_key_fails(
+    gov: govcore.Governance, char: str, shape: str
+) -> None:
+    """A key next to any whitespace other than space and tab does not authenticate."""
+    response = _auth(gov, shape.format(k=FULL_KEY, c=char))
+    assert response.status == 401
+    assert response.json()["error"] == "unauthenticated"
+
+
+@pytest.mark.parametrize("char", NOT_HTTP_WHITESPACE, ids=lambda c: f"U+{ord(c):04X}")
+def test_typed_client_compares_the_key_exactly(gov: govcore.Governance, char: str) -> None:
+    """The typed client strips nothing from its key: whitespace on either side fails."""
+    for key in (FULL_KEY + char, char + FULL_KEY, f" {FULL_KEY}"):
+        with pytest.raises(govcore.AuthenticationError):
+            gov.client(key).get_conversation("s")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=st.text(alphabet=" \t", max_size=4),
+    between=st.text(alphabet=" \t", min_size=1, max_size=4),
+    after=st.text(alphabet=" \t", max_size=4),
+    scheme=st.sampled_from(["Bearer", "bearer", "BEARER", "bEaReR"]),
+)
+def test_space_and_tab_around_the_key_still_authenticate(
+    before: str, between: str, after: str, scheme: str
+) -> None:
+    """HTTP's optional whitespace (space, tab) around the value and after the scheme is
+    ignored, and the scheme name is case-insensitive."""
+    gov = govcore.Governance.from_config(config(), clock=FakeClock())
+    assert _auth(gov, f"{before}{scheme}{between}{FULL_KEY}{after}").status == 200
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    junk=st.text(
+        alphabet=st.characters(categories=["Zs", "Zl", "Zp", "Cc", "Cf"], exclude_characters=" \t"),
+        min_size=1,
+        max_size=3,
+    ),
+    where=st.sampled_from(["before", "after", "scheme"]),
+)
+def test_any_other_whitespace_or_control_breaks_the_key(junk: str, where: str) -> None:
+    """Any separator, control or format character other than space and tab, placed before
+    the key, after it or between scheme and key, makes the key fail."""
+    gov = govcore.Governance.from_config(config(), clock=FakeClock())
+    value = {
+        "before": f"Bearer {junk}{FULL_KEY}",
+        "after": f"Bearer {FULL_KEY}{junk}",
+        "scheme": f"Bearer{junk}{FULL_KEY}",
+    }[where]
+    assert _auth(gov, value).status == 401
+
+
+def test_unknown_and_revoked_keys_get_identical_401s(gov: govcore.Governance) -> None:
+    """A revoked key's 401 is byte-identical to an unknown key's, headers included."""
+    unknown = _post(gov, "gk_nobody_0000000000000", turn("s", "hi"))
+    revoked = _post(gov, REVOKED_KEY, turn("s", "hi"))
+    assert unknown.status == revoked.status == 401
+    assert unknown.body == revoked.body
+    assert unknown.headers == revoked.headers
+    messages = []
+    for key in ("gk_nobody_0000000000000", REVOKED_KEY):
+        with pytest.raises(govcore.AuthenticationError) as caught:
+            gov.client(key).get_conversation("s")
+        messages.append(caught.value.message)
+    assert messages[0] == messages[1]
+
+
+def test_revoked_key_use_is_logged_without_the_key(
+    gov: govcore.Governance, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Presenting a revoked key leaves a debug record that names the key id, not the key."""
+    with caplog.at_level(logging.DEBUG, logger="govcore"):
+        _post(gov, REVOKED_KEY, turn("s", "hi"))
+    records = [r.getMessage() for r in caplog.records if "revoked" in r.getMessage()]
+    assert len(records) == 1
+    assert REVOKED_KEY not in records[0]
+    assert hashlib.sha256(REVOKED_KEY.encode()).hexdigest()[:12] in records[0]
+
+
+@pytest.mark.parametrize("value", [FULL_KEY, f"Basic {FULL_KEY}", "Token x", "Bearerx y"])
+def test_a_missing_bearer_scheme_is_named(gov: govcore.Governance, value: str) -> None:
+    """An Authorization header without the Bearer scheme is a 401 saying the scheme is
+    required, and never quotes the header (it may be the key itself)."""
+    response = _auth(gov, value)
+    assert response.status == 401
+    message = response.json()["message"]
+    assert "Bearer scheme" in message
+    assert "missing API key" not in message
+    assert FULL_KEY not in message
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": " \t"}])
+def test_no_header_says_the_key_is_missing(
+    gov: govcore.Governance, headers: dict[str, str]
+) -> None:
+    """No Authorization header (or an empty one) is a 401 saying the key is missing."""
+    response = gov.handle("POST", TURN_PATH, headers, json.dumps(turn("s", "hi")))
+    assert response.status == 401
+    assert response.json()["message"].startswith("missing API key")
+
+
+@pytest.mark.parametrize("value", ["Bearer", "Bearer  ", "bearer\t"])
+def test_a_bearer_scheme_without_a_key_says_the_key_is_missing(
+    gov: govcore.Governance, value: str
+) -> None:
+    """The Bearer scheme with nothing after it is a 401 saying the key is missing."""
+    response = _auth(gov, value)
+    assert response.status == 401
+    assert response.json()["message"].startswith("missing API key")
 
 
 def test_key_stored_as_sha256_authenticates(gov: govcore.Governance) -> None:
