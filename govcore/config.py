@@ -29,7 +29,7 @@ from pydantic import (
 
 from govcore._suggest import unknown_field, unknown_field_at
 from govcore.errors import ConfigError, ConfigProblem
-from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.retrieval.analysis import words_of
 
@@ -210,8 +210,10 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
         raw_tenants = {}
     for tenant_id, tenant in raw_tenants.items():
         where = place(f"tenants.{tenant_id}")
-        if not isinstance(tenant_id, str) or not tenant_id:
-            problems.append(ConfigProblem(where, "a tenant id must be a non-empty string"))
+        reason = _tenant_id_problem(tenant_id)
+        if reason is not None:
+            # The id is quoted: it may hold the line breaks or controls it is refused for.
+            problems.append(ConfigProblem(place(f"tenants[{tenant_id!r:.80}]"), reason))
             continue
         policy_set = _load_tenant(str(tenant_id), tenant, where, base_dir, problems)
         if policy_set is not None:
@@ -221,6 +223,19 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     if problems:
         raise ConfigError(problems)
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+
+
+def _tenant_id_problem(tenant_id: object) -> str | None:
+    """Why ``tenant_id`` cannot name a tenant, or ``None``: the identifier rule of requests."""
+    if not isinstance(tenant_id, str) or not tenant_id:
+        return "a tenant id must be a non-empty string"
+    if len(tenant_id) > MAX_ID_LENGTH:
+        return f"a tenant id has at most {MAX_ID_LENGTH} characters (this one has {len(tenant_id)})"
+    try:
+        check_identifier(tenant_id)
+    except ValueError as exc:
+        return f"the tenant id {exc}"
+    return None
 
 
 def _load_tenant(

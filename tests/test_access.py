@@ -5,13 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 
 import govcore
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
+from govcore.models import Identifier
 from govcore.testing import FakeClock
 from tests.support import (
     CHECK_KEY,
@@ -420,3 +423,104 @@ def test_rationale_required_follows_the_key(gov: govcore.Governance) -> None:
     request = {"sessionId": "p", "prompt": "refund please"}
     assert gov.client(FULL_KEY).pre_inference(request).rationale_required is True
     assert gov.client(READ_KEY).pre_inference(request).rationale_required is False
+
+
+# Identifiers a caller chooses: refused when they hold a control character (NEL and the other
+# C1 controls included), a bidirectional control, or nothing visible.
+BAD_IDENTIFIERS = [
+    "a\x00b",
+    "a\nb",
+    "tab\there",
+    "nel\x85",
+    "c1\x9f",
+    "del\x7f",
+    "ab\u202ecd",
+    "\u202aab",
+    "x\u2066y\u2069",
+    "ltr\u200e",
+    "rtl\u200f",
+    "alm\u061c",
+    " ",
+    "   \u00a0\u3000",
+    "\u200b",
+    "\ufeff\u2060",
+    "\u3164",
+    "\u115f\ufe0f",
+]
+
+
+@pytest.mark.parametrize("bad", BAD_IDENTIFIERS, ids=ascii)
+@pytest.mark.parametrize("field", ["sessionId", "idempotencyKey"])
+def test_invalid_identifiers_are_refused_naming_the_field(
+    gov: govcore.Governance, field: str, bad: str
+) -> None:
+    """A session id or idempotency key with a control, a bidi control or no visible character
+    is a 400 whose details name the field."""
+    body = turn("s", "hi", idempotencyKey="idem-ok")
+    body[field] = bad
+    response = _post(gov, FULL_KEY, body)
+    assert response.status == 400
+    assert [d["field"] for d in response.json()["details"]] == [field]
+    with pytest.raises(govcore.InvalidRequestError) as caught:
+        gov.client(FULL_KEY).record_turn(body)
+    assert caught.value.details[0].field == field
+
+
+@pytest.mark.parametrize("bad", BAD_IDENTIFIERS, ids=ascii)
+def test_invalid_session_ids_in_paths_are_refused(gov: govcore.Governance, bad: str) -> None:
+    """A session id in a path follows the same rule as one in a body."""
+    response = gov.handle(
+        "GET", f"/governance/conversation/{quote(bad, safe='')}", bearer(FULL_KEY), None
+    )
+    assert response.status == 400
+    assert response.json()["details"][0]["field"] == "sessionId"
+
+
+@pytest.mark.parametrize("good", ["s", "a b", "café-1", "客户/42", "x\u200dy", "🙂", "a" * 256])
+def test_ordinary_identifiers_are_accepted(gov: govcore.Governance, good: str) -> None:
+    """Identifiers with visible text, inner spaces, letters of any script or a joiner pass."""
+    assert _post(gov, FULL_KEY, turn(good, "hi", idempotencyKey=good)).status == 200
+
+
+_VISIBLE = st.text(alphabet=st.characters(categories=["L", "N", "P", "S"]), min_size=1, max_size=20)
+_REFUSED_CHARS = st.one_of(
+    st.characters(categories=["Cc"]),
+    st.sampled_from(
+        list("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_VISIBLE, bad=_REFUSED_CHARS, at=st.integers(min_value=0, max_value=20))
+def test_identifier_rule_refuses_any_control_or_bidi_anywhere(text: str, bad: str, at: int) -> None:
+    """A visible identifier is accepted, and inserting any Cc or bidi control anywhere in it
+    makes it refused, naming that code point."""
+    adapter: TypeAdapter[str] = TypeAdapter(Identifier)
+    assert adapter.validate_python(text) == text
+    spoiled = text[:at] + bad + text[at:]
+    with pytest.raises(ValidationError) as caught:
+        adapter.validate_python(spoiled)
+    assert f"U+{ord(bad):04X}" in str(caught.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    blank=st.text(
+        alphabet=st.one_of(
+            st.characters(categories=["Zs", "Zl", "Zp"]),
+            st.sampled_from(
+                list(
+                    "\u00ad\u034f\u115f\u1160\u180b\u200b\u200c\u200d\u2060\u3164\ufe00\ufeff\uffa0\U000e0020"
+                )
+            ),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_identifier_rule_refuses_blank_text(blank: str) -> None:
+    """Text of only spaces, separators and default-ignorable characters is refused as blank."""
+    adapter: TypeAdapter[str] = TypeAdapter(Identifier)
+    with pytest.raises(ValidationError, match="blank"):
+        adapter.validate_python(blank)
