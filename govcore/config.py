@@ -35,6 +35,7 @@ from govcore.retrieval.analysis import words_of
 
 __all__ = [
     "DEFAULT_SCOPES",
+    "MAX_CONFIG_DEPTH",
     "SCOPES",
     "GovernanceSettings",
     "KeyConfig",
@@ -150,6 +151,11 @@ class LoadedConfig:
     keys: tuple[KeyConfig, ...]
 
 
+MAX_CONFIG_DEPTH = 32
+"""How deeply the mappings and lists of a configuration or policy document may nest. A real one
+needs about ten levels; the bound keeps validation and error messages from recursing without
+end on a hostile or generated document."""
+
 _TOP_LEVEL = ("settings", "tenants", "keys")
 _POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -185,6 +191,10 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
             raw = {}
     if not isinstance(raw, Mapping):
         raise ConfigError([ConfigProblem(origin, "the configuration must be a mapping")])
+    too_deep = _nesting_problem(raw, origin)
+    if too_deep is not None:
+        # Nothing else is checked: validating such a document could itself recurse too deeply.
+        raise ConfigError([too_deep])
 
     def place(where: str) -> str:
         return f"{origin}: {where}" if origin else where
@@ -313,6 +323,10 @@ def _read_policy_path(
             continue
         if content is None:
             continue
+        too_deep = _nesting_problem(content, str(file))
+        if too_deep is not None:
+            problems.append(too_deep)
+            continue
         if isinstance(content, Mapping) and set(content) == {"policies"}:
             content = content["policies"]
         if isinstance(content, list):
@@ -366,11 +380,59 @@ def _read_document(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise ConfigError([ConfigProblem(str(path), reason)]) from None
+    except RecursionError:
+        # The parsers recurse once per level: far deeper than MAX_CONFIG_DEPTH never parses.
+        reason = f"nested too deeply (the limit is {MAX_CONFIG_DEPTH} levels)"
+        raise ConfigError([ConfigProblem(str(path), reason)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError([ConfigProblem(str(path), f"invalid YAML{at}: {problem}")]) from None
+
+
+def _nesting_problem(document: Any, origin: str) -> ConfigProblem | None:
+    """The first place where ``document`` nests deeper than ``MAX_CONFIG_DEPTH``, if any.
+
+    YAML anchors let one list or mapping appear in many places, and even inside itself. Each
+    container is therefore explored again only when reached deeper than before (at most
+    ``MAX_CONFIG_DEPTH`` times), so a document of shared references costs time in proportion
+    to its size, not to its unfolded size; a cycle gets deeper on every turn and is reported.
+    """
+    explored: dict[int, int] = {}  # id of a container -> deepest level it was found fine at
+
+    def walk(value: Any, depth: int) -> list[str | int] | None:
+        if isinstance(value, Mapping):
+            items: Any = value.items()
+        elif isinstance(value, list | tuple):
+            items = enumerate(value)
+        else:
+            return None
+        if depth > MAX_CONFIG_DEPTH:
+            return []
+        if explored.get(id(value), 0) >= depth:
+            return None
+        for step, item in items:
+            path = walk(item, depth + 1)
+            if path is not None:
+                path.append(step)
+                return path
+        explored[id(value)] = depth
+        return None
+
+    path = walk(document, 1)
+    if path is None:
+        return None
+    where = ""
+    for step in reversed(path):
+        if isinstance(step, int):
+            where += f"[{step}]"
+        else:
+            name = str(step)
+            name = name if len(name) <= 40 else f"{name[:40]}…"
+            where += f".{name}" if where else name
+    location = f"{origin}: {where}" if origin and where else origin or where
+    return ConfigProblem(location, f"nested more than {MAX_CONFIG_DEPTH} levels deep")
 
 
 def _problems(exc: ValidationError, where: str, model: type[BaseModel]) -> list[ConfigProblem]:
