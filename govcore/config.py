@@ -84,6 +84,8 @@ class GovernanceSettings(_ConfigModel):
     """Limit of ``output`` and ``fullText``, in UTF-8 bytes."""
     max_body_bytes: Annotated[int, Field(ge=KIB)] = 8 * 1024 * KIB
     """Limit of a whole request body, checked before it is parsed."""
+    max_tool_arguments_bytes: Annotated[int, Field(ge=KIB)] = 256 * KIB
+    """Limit of a tool call's ``arguments``, measured as compact JSON in UTF-8 bytes."""
     binding_log_limit: Annotated[int, Field(ge=10)] = 500
     """A conversation keeps this many of its latest binding events."""
     decision_log_path: str | None = None

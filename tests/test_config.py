@@ -234,7 +234,7 @@ def test_nesting_up_to_the_limit_is_not_reported() -> None:
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
-@pytest.mark.parametrize("levels", [40, 100_000])
+@pytest.mark.parametrize("levels", [40, 1_500])
 def test_deep_nesting_in_files_is_a_config_error(tmp_path: Path, suffix: str, levels: int) -> None:
     """A YAML or JSON config or policy file nested too deeply is a ConfigError naming the file,
     whether its parser copes with the depth or not."""
