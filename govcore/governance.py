@@ -72,7 +72,12 @@ from govcore.models import (
 from govcore.policy import PolicyDocument, PolicySet, canonical_json
 from govcore.retrieval.analysis import bounded_window
 from govcore.service.access import KeyRing, Principal
-from govcore.service.requests import check_size, parse_json_body, validate_request
+from govcore.service.requests import (
+    check_size,
+    check_tool_arguments,
+    parse_json_body,
+    validate_request,
+)
 from govcore.types import Clock, RetrievalIndex, Retriever, Store, StoreWrite, TokenCounter
 
 if TYPE_CHECKING:
@@ -689,6 +694,7 @@ class Governance:
         """``POST /governance/check-tool-call``: gate a proposed tool call."""
         principal = self._authorize(api_key, "governance:check", "tool_call_governance")
         request = self._parse(ToolCallRequest, payload)
+        check_tool_arguments(request.arguments, self.settings.max_tool_arguments_bytes)
         started = time.perf_counter()
         tenant = self._tenants[principal.tenant]
         # The session's active policies, read without renewing its TTL; alwaysOn ones always.
