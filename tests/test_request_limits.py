@@ -79,7 +79,22 @@ def test_the_typed_client_gets_the_same_capped_error(gov: govcore.Governance) ->
     assert "49995 more" in caught.value.message
 
 
-def test_an_unknown_field_storm_never_reaches_pydantic(monkeypatch: pytest.MonkeyPatch) -> None:
+_STORM_ENTRY: dict[str, Any] = {"role": "user", "content": "x", **{f"u{i}": 0 for i in range(50)}}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {**turn("s", "hi"), **{f"x{i}": 0 for i in range(100_000)}},
+        turn("s", "hi", priorHistory=[_STORM_ENTRY] * 1000),
+        turn("s", "hi", recentContext=None, turn={"role": "user", "content": "x", "a": 1})
+        | {"endUserContext": {f"e{i}": 1 for i in range(30)}},
+    ],
+    ids=["top-level", "in-list-items", "in-nested-objects"],
+)
+def test_an_unknown_field_storm_never_reaches_pydantic(
+    monkeypatch: pytest.MonkeyPatch, body: dict[str, Any]
+) -> None:
     """More than 20 unknown fields are refused by counting keys: pydantic never validates the
     body (it would build an error for every key) and only 20 names are looked up for a
     suggestion."""
@@ -95,11 +110,10 @@ def test_an_unknown_field_storm_never_reaches_pydantic(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(TurnRequest, "model_validate", refuse)
     monkeypatch.setattr(requests, "unknown_field", suggest)
-    body = turn("s", "hi")
-    body.update({f"x{i}": 0 for i in range(100_000)})
-    with pytest.raises(InvalidRequestError):
+    with pytest.raises(InvalidRequestError) as caught:
         validate_request(TurnRequest, body)
     assert len(suggested) == MAX_DETAILS
+    assert len(caught.value.details) == MAX_DETAILS
 
 
 def test_unknown_fields_in_nested_objects_are_counted_too(gov: govcore.Governance) -> None:
@@ -217,6 +231,17 @@ def test_the_worst_error_body_stays_within_its_bound(gov: govcore.Governance) ->
     assert response.status == 400
     assert len(response.json()["details"]) == MAX_DETAILS
     assert len(response.body) <= WORST_ERROR_BODY
+
+
+def test_direct_errors_with_many_details_say_how_many_were_left_out() -> None:
+    """An InvalidRequestError built with more than 20 details keeps 20 and its message counts
+    the rest."""
+    error = InvalidRequestError(
+        "invalid request", [FieldProblem(f"f{i}", "bad") for i in range(33)]
+    )
+    assert [d.field for d in error.details] == [f"f{i}" for i in range(MAX_DETAILS)]
+    assert error.message == "invalid request (13 more not listed in details)"
+    assert len(error.to_body()["details"]) == MAX_DETAILS
 
 
 _PROBLEMS = st.lists(
