@@ -129,6 +129,17 @@ class KeyConfig(_ConfigModel):
     revoked: bool = False
     settings: KeySettings = KeySettings()
 
+    @field_validator("key")
+    @classmethod
+    def _sendable(cls, key: str | None) -> str | None:
+        # A key is compared exactly after a header's spaces and tabs are removed: one that
+        # starts or ends with whitespace, or holds a control, could never be presented.
+        if key is not None:
+            if key != key.strip():
+                raise ValueError("a key must not start or end with whitespace")
+            check_identifier(key)
+        return key
+
     @model_validator(mode="after")
     def _one_secret(self) -> KeyConfig:
         if (self.key is None) == (self.key_sha256 is None):

@@ -126,6 +126,9 @@ def test_missing_policy_path_and_unreadable_config(tmp_path: Path) -> None:
             "conversation_ttl_seconds",
         ),
         ({"key": "gk_aaaaaaaaaa", "tenant": "acme", "settings": {"colour": 1}}, "colour"),
+        ({"key": " gk_aaaaaaaaaa", "tenant": "acme"}, "start or end with whitespace"),
+        ({"key": "gk_aaaaaaaaaa\u00a0", "tenant": "acme"}, "start or end with whitespace"),
+        ({"key": "gk_aaaa\naaaaaa", "tenant": "acme"}, "control character (U+000A)"),
     ],
 )
 def test_bad_keys_are_refused(key: dict[str, Any], reason: str) -> None:
