@@ -48,7 +48,7 @@ import corpus  # noqa: E402
 
 import govcore  # noqa: E402
 from govcore.core.stream_window import stream_step  # noqa: E402
-from govcore.core.violations import output_violations, redact, stream_violations  # noqa: E402
+from govcore.core.violations import findings_of, redact  # noqa: E402
 from govcore.detection.pii import DETECTORS  # noqa: E402
 from govcore.detection.scanner import Hit, Scanner, compile_rules  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
@@ -483,7 +483,7 @@ def client_stream(client: govcore.GovernanceClient, text: str, *, finalize: bool
 def core_check(scanner: Scanner, text: str) -> None:
     """The pure part of one post-inference check: what remains without the request pipeline."""
     hits = scanner.scan(text)
-    output_violations(text, hits)
+    findings_of(text, hits)
     redact(text, hits, scanner)
 
 
@@ -501,7 +501,7 @@ def core_stream(scanner: Scanner, text: str, *, finalize: bool) -> int:
     for end in range(200, len(text) + 200, 200):
         partial = text[:end]
         step = stream_step(partial, watermark, end >= len(text), scan)
-        stream_violations(partial, step.hits)
+        findings_of(partial, step.hits)
         watermark = step.watermark
     if finalize:
         core_check(scanner, text)

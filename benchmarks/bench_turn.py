@@ -59,8 +59,8 @@ import govcore
 from govcore.backends.memory import MemoryStore
 from govcore.backends.tfidf import TfidfIndex, TfidfRetriever
 from govcore.config import GovernanceSettings
-from govcore.governance import _conversation_key
 from govcore.policy import PolicyDocument, PolicySet
+from govcore.service.keys import conversation_key
 from govcore.testing import FakeClock
 
 try:
@@ -887,11 +887,9 @@ def measure_conversations(
     gc.collect()
     govcore_rss = rss_bytes() - rss_before
 
-    # Read the states back to count their bytes. (Passing our own store to from_config would
-    # not do: Governance keeps ``store or MemoryStore(...)``, and an empty MemoryStore is falsy
-    # since it has __len__, so it would be silently replaced; reported upstream.)
-    store: MemoryStore = gov._store  # type: ignore[assignment]
-    states = [store.get(_conversation_key(TENANT, f"conv{n}")) for n in range(conversations_count)]
+    # Read the states back to count their bytes.
+    store: MemoryStore = gov._service.store  # type: ignore[assignment]
+    states = [store.get(conversation_key(TENANT, f"conv{n}")) for n in range(conversations_count)]
     payloads = [state for state in states if state is not None]
     assert len(payloads) == conversations_count, "a conversation is missing from the store"
     entries = len(store)
@@ -925,7 +923,7 @@ def measure_conversations(
     def fill_store(latencies: list[int] | None) -> MemoryStore:
         bare = MemoryStore(clock=clock)
         for number, payload in enumerate(payloads):
-            key, value = f"conv:{TENANT}:conv{number}", bytes(bytearray(payload))
+            key, value = conversation_key(TENANT, f"conv{number}"), bytes(bytearray(payload))
             elapsed = timed(partial(bare.set, key, value, expires_at=expires_at))
             if latencies is not None:
                 latencies.append(elapsed)
@@ -934,7 +932,7 @@ def measure_conversations(
     def fill_dict(latencies: list[int] | None) -> dict[str, bytes]:
         held: dict[str, bytes] = {}
         for number, payload in enumerate(payloads):
-            key, value = f"conv:{TENANT}:conv{number}", bytes(bytearray(payload))
+            key, value = conversation_key(TENANT, f"conv{number}"), bytes(bytearray(payload))
             elapsed = timed(partial(held.__setitem__, key, value))
             if latencies is not None:
                 latencies.append(elapsed)

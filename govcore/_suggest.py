@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from rapidfuzz import fuzz, process
 
-__all__ = ["closest_name", "unknown_field", "unknown_field_at", "wire_names_at"]
+__all__ = ["closest_name", "nested_model", "unknown_field", "unknown_field_at", "wire_names_at"]
 
 _MIN_SIMILARITY = 70
 """rapidfuzz's ``ratio`` (0 to 100) a candidate needs: two or three letters off a name of eight,
@@ -34,6 +34,10 @@ def closest_name(name: str, candidates: Iterable[str]) -> str | None:
         return None
     if key in folded:
         return folded[key]
+    if len(key) > 2 * max(map(len, folded)):
+        # A ratio of 70 needs the longer name at most 1.86 times the shorter one: a name this
+        # long matches nothing, and a caller's megabyte-long name is not worth comparing.
+        return None
     # Folded against folded: the case and separators a caller got wrong do not count.
     match = process.extractOne(key, list(folded), scorer=fuzz.ratio, score_cutoff=_MIN_SIMILARITY)
     return None if match is None else folded[match[0]]
@@ -63,7 +67,7 @@ def wire_names_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]
         field = _field(current, part)
         if field is None:
             continue
-        nested = _model_in(field.annotation)
+        nested = nested_model(field.annotation)
         if nested is None:
             return []
         current = nested
@@ -77,14 +81,14 @@ def _field(model: type[BaseModel], part: str) -> Any:
     return None
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+def nested_model(annotation: Any) -> type[BaseModel] | None:
     """The model inside an annotation such as ``list[Rule] | None`` or ``Annotated[Rule, ...]``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     if typing.get_origin(annotation) is None:
         return None
     for argument in typing.get_args(annotation):
-        found = _model_in(argument)
+        found = nested_model(argument)
         if found is not None:
             return found
     return None

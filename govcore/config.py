@@ -29,12 +29,13 @@ from pydantic import (
 
 from govcore._suggest import unknown_field, unknown_field_at
 from govcore.errors import ConfigError, ConfigProblem
-from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.retrieval.analysis import words_of
 
 __all__ = [
     "DEFAULT_SCOPES",
+    "MAX_CONFIG_DEPTH",
     "SCOPES",
     "GovernanceSettings",
     "KeyConfig",
@@ -83,6 +84,8 @@ class GovernanceSettings(_ConfigModel):
     """Limit of ``output`` and ``fullText``, in UTF-8 bytes."""
     max_body_bytes: Annotated[int, Field(ge=KIB)] = 8 * 1024 * KIB
     """Limit of a whole request body, checked before it is parsed."""
+    max_tool_arguments_bytes: Annotated[int, Field(ge=KIB)] = 256 * KIB
+    """Limit of a tool call's ``arguments``, measured as compact JSON in UTF-8 bytes."""
     binding_log_limit: Annotated[int, Field(ge=10)] = 500
     """A conversation keeps this many of its latest binding events."""
     decision_log_path: str | None = None
@@ -132,6 +135,17 @@ class KeyConfig(_ConfigModel):
     revoked: bool = False
     settings: KeySettings = KeySettings()
 
+    @field_validator("key")
+    @classmethod
+    def _sendable(cls, key: str | None) -> str | None:
+        # A key is compared exactly after a header's spaces and tabs are removed: one that
+        # starts or ends with whitespace, or holds a control, could never be presented.
+        if key is not None:
+            if key != key.strip():
+                raise ValueError("a key must not start or end with whitespace")
+            check_identifier(key)
+        return key
+
     @model_validator(mode="after")
     def _one_secret(self) -> KeyConfig:
         if (self.key is None) == (self.key_sha256 is None):
@@ -155,6 +169,11 @@ class LoadedConfig:
     tenants: Mapping[str, PolicySet]
     keys: tuple[KeyConfig, ...]
 
+
+MAX_CONFIG_DEPTH = 32
+"""How deeply the mappings and lists of a configuration or policy document may nest. A real one
+needs about ten levels; the bound keeps validation and error messages from recursing without
+end on a hostile or generated document."""
 
 _TOP_LEVEL = ("settings", "tenants", "keys")
 _POLICY_SUFFIXES = (".yaml", ".yml", ".json")
@@ -191,6 +210,10 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
             raw = {}
     if not isinstance(raw, Mapping):
         raise ConfigError([ConfigProblem(origin, "the configuration must be a mapping")])
+    too_deep = _nesting_problem(raw, origin)
+    if too_deep is not None:
+        # Nothing else is checked: validating such a document could itself recurse too deeply.
+        raise ConfigError([too_deep])
 
     def place(where: str) -> str:
         return f"{origin}: {where}" if origin else where
@@ -216,8 +239,10 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
         raw_tenants = {}
     for tenant_id, tenant in raw_tenants.items():
         where = place(f"tenants.{tenant_id}")
-        if not isinstance(tenant_id, str) or not tenant_id:
-            problems.append(ConfigProblem(where, "a tenant id must be a non-empty string"))
+        reason = _tenant_id_problem(tenant_id)
+        if reason is not None:
+            # The id is quoted: it may hold the line breaks or controls it is refused for.
+            problems.append(ConfigProblem(place(f"tenants[{tenant_id!r:.80}]"), reason))
             continue
         policy_set = _load_tenant(str(tenant_id), tenant, where, base_dir, problems)
         if policy_set is not None:
@@ -227,6 +252,19 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     if problems:
         raise ConfigError(problems)
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+
+
+def _tenant_id_problem(tenant_id: object) -> str | None:
+    """Why ``tenant_id`` cannot name a tenant, or ``None``: the identifier rule of requests."""
+    if not isinstance(tenant_id, str) or not tenant_id:
+        return "a tenant id must be a non-empty string"
+    if len(tenant_id) > MAX_ID_LENGTH:
+        return f"a tenant id has at most {MAX_ID_LENGTH} characters (this one has {len(tenant_id)})"
+    try:
+        check_identifier(tenant_id)
+    except ValueError as exc:
+        return f"the tenant id {exc}"
+    return None
 
 
 def _load_tenant(
@@ -304,6 +342,10 @@ def _read_policy_path(
             continue
         if content is None:
             continue
+        too_deep = _nesting_problem(content, str(file))
+        if too_deep is not None:
+            problems.append(too_deep)
+            continue
         if isinstance(content, Mapping) and set(content) == {"policies"}:
             content = content["policies"]
         if isinstance(content, list):
@@ -357,11 +399,59 @@ def _read_document(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise ConfigError([ConfigProblem(str(path), reason)]) from None
+    except RecursionError:
+        # The parsers recurse once per level: far deeper than MAX_CONFIG_DEPTH never parses.
+        reason = f"nested too deeply (the limit is {MAX_CONFIG_DEPTH} levels)"
+        raise ConfigError([ConfigProblem(str(path), reason)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError([ConfigProblem(str(path), f"invalid YAML{at}: {problem}")]) from None
+
+
+def _nesting_problem(document: Any, origin: str) -> ConfigProblem | None:
+    """The first place where ``document`` nests deeper than ``MAX_CONFIG_DEPTH``, if any.
+
+    YAML anchors let one list or mapping appear in many places, and even inside itself. Each
+    container is therefore explored again only when reached deeper than before (at most
+    ``MAX_CONFIG_DEPTH`` times), so a document of shared references costs time in proportion
+    to its size, not to its unfolded size; a cycle gets deeper on every turn and is reported.
+    """
+    explored: dict[int, int] = {}  # id of a container -> deepest level it was found fine at
+
+    def walk(value: Any, depth: int) -> list[str | int] | None:
+        if isinstance(value, Mapping):
+            items: Any = value.items()
+        elif isinstance(value, list | tuple):
+            items = enumerate(value)
+        else:
+            return None
+        if depth > MAX_CONFIG_DEPTH:
+            return []
+        if explored.get(id(value), 0) >= depth:
+            return None
+        for step, item in items:
+            path = walk(item, depth + 1)
+            if path is not None:
+                path.append(step)
+                return path
+        explored[id(value)] = depth
+        return None
+
+    path = walk(document, 1)
+    if path is None:
+        return None
+    where = ""
+    for step in reversed(path):
+        if isinstance(step, int):
+            where += f"[{step}]"
+        else:
+            name = str(step)
+            name = name if len(name) <= 40 else f"{name[:40]}…"
+            where += f".{name}" if where else name
+    location = f"{origin}: {where}" if origin and where else origin or where
+    return ConfigProblem(location, f"nested more than {MAX_CONFIG_DEPTH} levels deep")
 
 
 def _problems(exc: ValidationError, where: str, model: type[BaseModel]) -> list[ConfigProblem]:

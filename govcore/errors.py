@@ -75,6 +75,22 @@ class ConfigError(GovcoreError):
         super().__init__(message)
 
 
+MAX_DETAILS = 20
+"""At most this many entries in a 400's ``details``; the message says how many more there were."""
+MAX_FIELD_CHARS = 128
+"""A detail's ``field`` is cut to this many characters (a field name is caller input)."""
+MAX_REASON_CHARS = 256
+"""A detail's ``message`` is cut to this many characters."""
+MAX_MESSAGE_CHARS = 1024
+"""An error message is cut to this many characters, whatever caller input it quotes."""
+_SUMMARISED = 5  # problems spelt out in the message of a many-problem error
+
+
+def clip(text: str, limit: int) -> str:
+    """``text``, or its first ``limit - 1`` characters and an ellipsis when it is longer."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
 @dataclass(frozen=True)
 class FieldProblem:
     """One offending field of a request: its wire path (``turn.role``) and the reason."""
@@ -82,24 +98,66 @@ class FieldProblem:
     field: str
     message: str
 
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
     def as_json(self) -> dict[str, str]:
         return {"field": self.field, "message": self.message}
 
+    def clipped(self) -> FieldProblem:
+        """This problem with field and reason cut to their limits (a no-op when within)."""
+        if len(self.field) <= MAX_FIELD_CHARS and len(self.message) <= MAX_REASON_CHARS:
+            return self
+        return FieldProblem(clip(self.field, MAX_FIELD_CHARS), clip(self.message, MAX_REASON_CHARS))
+
 
 class InvalidRequestError(GovcoreError):
-    """The request is malformed or breaks a rule of the specification (400)."""
+    """The request is malformed or breaks a rule of the specification (400).
+
+    Whatever a caller sends, the error stays small: ``details`` keeps the first
+    ``MAX_DETAILS`` problems (the message then says how many were left out), each detail and
+    the message are cut to their character limits.
+    """
 
     status = 400
     code = "invalid_request"
 
     def __init__(self, message: str, details: Sequence[FieldProblem] = ()) -> None:
-        super().__init__(message)
-        self.details: tuple[FieldProblem, ...] = tuple(details)
+        if len(details) > MAX_DETAILS:
+            suffix = f" ({len(details) - MAX_DETAILS} more not listed in details)"
+            message = clip(message, MAX_MESSAGE_CHARS - len(suffix)) + suffix
+        super().__init__(clip(message, MAX_MESSAGE_CHARS))
+        self.details: tuple[FieldProblem, ...] = tuple(
+            detail.clipped() for detail in details[:MAX_DETAILS]
+        )
 
     @classmethod
     def for_field(cls, field: str, reason: str) -> InvalidRequestError:
         """An error about one field, with the field named in message and details."""
-        return cls(f"{field}: {reason}", [FieldProblem(field, reason)])
+        problem = FieldProblem(field, reason).clipped()
+        return cls(str(problem), [problem])
+
+    @classmethod
+    def listing(
+        cls, problems: Sequence[FieldProblem], total: int | None = None
+    ) -> InvalidRequestError:
+        """One error for several problems.
+
+        Args:
+            problems: the problems found, in order; only the first ``MAX_DETAILS`` are kept.
+            total: how many problems there are in all, when more were counted than listed.
+        """
+        count = max(len(problems), total or 0)
+        kept = [problem.clipped() for problem in problems[:MAX_DETAILS]]
+        shown = kept[:_SUMMARISED]
+        summary = "; ".join(str(problem) for problem in shown)
+        if count > len(kept):
+            tail = f" (and {count - len(shown)} more; details lists the first {len(kept)})"
+        elif count > len(shown):
+            tail = f" (and {count - len(shown)} more in details)"
+        else:
+            tail = ""
+        return cls(clip(f"invalid request: {summary}", MAX_MESSAGE_CHARS - len(tail)) + tail, kept)
 
     def to_body(self) -> dict[str, Any]:
         body = super().to_body()

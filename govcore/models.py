@@ -10,6 +10,7 @@ models carry exactly the fields the specification lists, no more, so
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -147,9 +148,69 @@ _BAD_TEXT = "text{where} contains an unpaired surrogate (not valid Unicode text)
 _BIG_INT = "integer{where} is out of the 64-bit range"
 
 
-def _refuse_control_characters(value: str) -> str:
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
-        raise ValueError("must not contain control characters")
+# Characters that reorder the text around them when displayed: an id holding one can show as
+# another id in a log, a dashboard or a terminal ("Trojan Source").
+_BIDI_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+)
+
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): characters that
+# display as nothing. unicodedata has no lookup for the property, and Cf alone would miss the
+# Hangul fillers, variation selectors and the combining grapheme joiner.
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+
+
+def _invisible(char: str) -> bool:
+    """Whitespace or a default-ignorable character: nothing a reader could tell apart."""
+    if char.isspace():
+        return True
+    code = ord(char)
+    return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
+
+
+def check_identifier(value: str) -> str:
+    """The one rule for identifiers: session ids, idempotency keys, tenant and policy ids.
+
+    Refuses control characters (Unicode category Cc, NEL included), bidirectional controls,
+    blank text (only whitespace or default-ignorable characters) and unpaired surrogates.
+    Length limits are the caller's: they differ between requests and configurations. The
+    message names the offending code point, never the value, which may be long or unprintable.
+
+    Raises:
+        ValueError: the reason, for pydantic or the config loader to place.
+    """
+    if value.isascii():  # the common case: one pass in C
+        if not value.isprintable():
+            bad = next(ch for ch in value if not ch.isprintable())
+            raise ValueError(f"contains a control character (U+{ord(bad):04X})")
+        if not value.strip():
+            raise ValueError("is blank (only whitespace)")
+        return value
+    for char in value:
+        if unicodedata.category(char) == "Cc":
+            raise ValueError(f"contains a control character (U+{ord(char):04X})")
+        if char in _BIDI_CONTROLS:
+            raise ValueError(f"contains a bidirectional control character (U+{ord(char):04X})")
+    if all(_invisible(char) for char in value):
+        raise ValueError("is blank (only whitespace or invisible characters)")
     return _check_text(value)
 
 
@@ -166,9 +227,10 @@ ToolName = Annotated[
 Identifier = Annotated[
     str,
     Field(min_length=1, max_length=MAX_ID_LENGTH),
-    AfterValidator(_refuse_control_characters),
+    AfterValidator(check_identifier),
 ]
-"""A caller-chosen identifier (session id, idempotency key): 1 to 256 printable characters."""
+"""A caller-chosen identifier (session id, idempotency key): 1 to 256 characters, by the rule
+of :func:`check_identifier`."""
 
 JsonObject = Annotated[dict[str, Any], AfterValidator(_refuse_non_json)]
 """A free-form JSON object (tool arguments, attributes, context)."""
@@ -269,6 +331,29 @@ class HistoryEntry(_WireModel):
 
 
 AttributeScalar = str | int | float | bool | None
+MAX_ATTRIBUTES = 100
+"""How many end-user attributes a request may carry, and how many values one list may hold."""
+
+
+def _bounded_attributes(value: Any) -> Any:
+    """Refuse too many attributes before each one is validated.
+
+    pydantic checks a mapping's length only after validating every entry, and one bad entry
+    makes several errors (one per member of the value's union): without this, a body of
+    200,000 bad attributes made a million errors.
+    """
+    if isinstance(value, dict):
+        if len(value) > MAX_ATTRIBUTES:
+            raise ValueError(
+                f"has {len(value)} attributes, more than the limit of {MAX_ATTRIBUTES}"
+            )
+        for name, item in value.items():
+            if isinstance(item, list) and len(item) > MAX_ATTRIBUTES:
+                raise ValueError(
+                    f"attribute {str(name)[:64]!r} has {len(item)} values, more than the limit "
+                    f"of {MAX_ATTRIBUTES}"
+                )
+    return value
 
 
 class EndUserContext(_WireModel):
@@ -276,7 +361,9 @@ class EndUserContext(_WireModel):
 
     attributes: (
         Annotated[
-            dict[str, AttributeScalar | list[AttributeScalar]], AfterValidator(_refuse_non_json)
+            dict[str, AttributeScalar | list[AttributeScalar]],
+            BeforeValidator(_bounded_attributes),
+            AfterValidator(_refuse_non_json),
         ]
         | None
     ) = None

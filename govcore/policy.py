@@ -12,10 +12,17 @@ from functools import cached_property
 from typing import Annotated, Any, Literal, get_args
 
 import re2  # type: ignore[import-untyped]
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
-from govcore.models import ApplicablePolicy, Enforcement
+from govcore.models import MAX_ID_LENGTH, ApplicablePolicy, Enforcement, check_identifier
 
 __all__ = [
     "PII_KINDS",
@@ -147,7 +154,10 @@ class PolicyDocument(_DocumentModel):
     indexed for retrieval only (see docs/retrieval.md).
     """
 
-    id: Annotated[str, Field(min_length=1, max_length=256)]
+    # Policy ids reach API answers, injection blocks and logs: the identifier rule of requests.
+    id: Annotated[
+        str, Field(min_length=1, max_length=MAX_ID_LENGTH), AfterValidator(check_identifier)
+    ]
     title: Annotated[str, Field(min_length=1)]
     summary: str
     text: str = ""

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 
 import govcore
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
+from govcore.models import Identifier
 from govcore.testing import FakeClock
 from tests.support import (
     CHECK_KEY,
@@ -61,6 +66,145 @@ def test_malformed_authorization_headers_are_401(gov: govcore.Governance) -> Non
     assert (
         gov.handle("POST", TURN_PATH, {"AUTHORIZATION": f"bearer {FULL_KEY}"}, body).status == 200
     )
+
+
+# Every whitespace or line-break character str.strip() removes that HTTP does not: none of
+# them may vanish from around a key.
+NOT_HTTP_WHITESPACE = ["\u00a0", "\u2003", "\u0085", "\u2028", "\x0b", "\x0c", "\r", "\n"]
+
+
+def _auth(gov: govcore.Governance, value: str) -> govcore.HttpResponse:
+    return gov.handle("POST", TURN_PATH, {"Authorization": value}, json.dumps(turn("s", "hi")))
+
+
+@pytest.mark.parametrize("char", NOT_HTTP_WHITESPACE, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "Bearer {k}{c}",
+        "Bearer {c}{k}",
+        "{c}Bearer {k}",
+        "Bearer {k}{c} ",
+        "Bearer{c}{k}",
+        "Bearer {k}{c}{k}",
+    ],
+)
+def test_non_http_whitespace_around_or_inside_a_key_fails(
+    gov: govcore.Governance, char: str, shape: str
+) -> None:
+    """A key next to any whitespace other than space and tab does not authenticate."""
+    response = _auth(gov, shape.format(k=FULL_KEY, c=char))
+    assert response.status == 401
+    assert response.json()["error"] == "unauthenticated"
+
+
+@pytest.mark.parametrize("char", NOT_HTTP_WHITESPACE, ids=lambda c: f"U+{ord(c):04X}")
+def test_typed_client_compares_the_key_exactly(gov: govcore.Governance, char: str) -> None:
+    """The typed client strips nothing from its key: whitespace on either side fails."""
+    for key in (FULL_KEY + char, char + FULL_KEY, f" {FULL_KEY}"):
+        with pytest.raises(govcore.AuthenticationError):
+            gov.client(key).get_conversation("s")
+
+
+# One instance for the properties below (a fixture is not reset between examples); its rate
+# limit is high enough for all of them.
+_UNLIMITED = govcore.Governance.from_config(
+    config(default_rate_limit_per_minute=1_000_000), clock=FakeClock()
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=st.text(alphabet=" \t", max_size=4),
+    between=st.text(alphabet=" \t", min_size=1, max_size=4),
+    after=st.text(alphabet=" \t", max_size=4),
+    scheme=st.sampled_from(["Bearer", "bearer", "BEARER", "bEaReR"]),
+)
+def test_space_and_tab_around_the_key_still_authenticate(
+    before: str, between: str, after: str, scheme: str
+) -> None:
+    """HTTP's optional whitespace (space, tab) around the value and after the scheme is
+    ignored, and the scheme name is case-insensitive."""
+    assert _auth(_UNLIMITED, f"{before}{scheme}{between}{FULL_KEY}{after}").status == 200
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    junk=st.text(
+        alphabet=st.characters(categories=["Zs", "Zl", "Zp", "Cc", "Cf"], exclude_characters=" \t"),
+        min_size=1,
+        max_size=3,
+    ),
+    where=st.sampled_from(["before", "after", "scheme"]),
+)
+def test_any_other_whitespace_or_control_breaks_the_key(junk: str, where: str) -> None:
+    """Any separator, control or format character other than space and tab, placed before
+    the key, after it or between scheme and key, makes the key fail."""
+    value = {
+        "before": f"Bearer {junk}{FULL_KEY}",
+        "after": f"Bearer {FULL_KEY}{junk}",
+        "scheme": f"Bearer{junk}{FULL_KEY}",
+    }[where]
+    assert _auth(_UNLIMITED, value).status == 401
+
+
+def test_unknown_and_revoked_keys_get_identical_401s(gov: govcore.Governance) -> None:
+    """A revoked key's 401 is byte-identical to an unknown key's, headers included."""
+    unknown = _post(gov, "gk_nobody_0000000000000", turn("s", "hi"))
+    revoked = _post(gov, REVOKED_KEY, turn("s", "hi"))
+    assert unknown.status == revoked.status == 401
+    assert unknown.body == revoked.body
+    assert unknown.headers == revoked.headers
+    messages = []
+    for key in ("gk_nobody_0000000000000", REVOKED_KEY):
+        with pytest.raises(govcore.AuthenticationError) as caught:
+            gov.client(key).get_conversation("s")
+        messages.append(caught.value.message)
+    assert messages[0] == messages[1]
+
+
+def test_revoked_key_use_is_logged_without_the_key(
+    gov: govcore.Governance, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Presenting a revoked key leaves a debug record that names the key id, not the key."""
+    with caplog.at_level(logging.DEBUG, logger="govcore"):
+        _post(gov, REVOKED_KEY, turn("s", "hi"))
+    records = [r.getMessage() for r in caplog.records if "revoked" in r.getMessage()]
+    assert len(records) == 1
+    assert REVOKED_KEY not in records[0]
+    assert hashlib.sha256(REVOKED_KEY.encode()).hexdigest()[:12] in records[0]
+
+
+@pytest.mark.parametrize("value", [FULL_KEY, f"Basic {FULL_KEY}", "Token x", "Bearerx y"])
+def test_a_missing_bearer_scheme_is_named(gov: govcore.Governance, value: str) -> None:
+    """An Authorization header without the Bearer scheme is a 401 saying the scheme is
+    required, and never quotes the header (it may be the key itself)."""
+    response = _auth(gov, value)
+    assert response.status == 401
+    message = response.json()["message"]
+    assert "Bearer scheme" in message
+    assert "missing API key" not in message
+    assert FULL_KEY not in message
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": " \t"}])
+def test_no_header_says_the_key_is_missing(
+    gov: govcore.Governance, headers: dict[str, str]
+) -> None:
+    """No Authorization header (or an empty one) is a 401 saying the key is missing."""
+    response = gov.handle("POST", TURN_PATH, headers, json.dumps(turn("s", "hi")))
+    assert response.status == 401
+    assert response.json()["message"].startswith("missing API key")
+
+
+@pytest.mark.parametrize("value", ["Bearer", "Bearer  ", "bearer\t"])
+def test_a_bearer_scheme_without_a_key_says_the_key_is_missing(
+    gov: govcore.Governance, value: str
+) -> None:
+    """The Bearer scheme with nothing after it is a 401 saying the key is missing."""
+    response = _auth(gov, value)
+    assert response.status == 401
+    assert response.json()["message"].startswith("missing API key")
 
 
 def test_key_stored_as_sha256_authenticates(gov: govcore.Governance) -> None:
@@ -284,3 +428,104 @@ def test_rationale_required_follows_the_key(gov: govcore.Governance) -> None:
     request = {"sessionId": "p", "prompt": "refund please"}
     assert gov.client(FULL_KEY).pre_inference(request).rationale_required is True
     assert gov.client(READ_KEY).pre_inference(request).rationale_required is False
+
+
+# Identifiers a caller chooses: refused when they hold a control character (NEL and the other
+# C1 controls included), a bidirectional control, or nothing visible.
+BAD_IDENTIFIERS = [
+    "a\x00b",
+    "a\nb",
+    "tab\there",
+    "nel\x85",
+    "c1\x9f",
+    "del\x7f",
+    "ab\u202ecd",
+    "\u202aab",
+    "x\u2066y\u2069",
+    "ltr\u200e",
+    "rtl\u200f",
+    "alm\u061c",
+    " ",
+    "   \u00a0\u3000",
+    "\u200b",
+    "\ufeff\u2060",
+    "\u3164",
+    "\u115f\ufe0f",
+]
+
+
+@pytest.mark.parametrize("bad", BAD_IDENTIFIERS, ids=ascii)
+@pytest.mark.parametrize("field", ["sessionId", "idempotencyKey"])
+def test_invalid_identifiers_are_refused_naming_the_field(
+    gov: govcore.Governance, field: str, bad: str
+) -> None:
+    """A session id or idempotency key with a control, a bidi control or no visible character
+    is a 400 whose details name the field."""
+    body = turn("s", "hi", idempotencyKey="idem-ok")
+    body[field] = bad
+    response = _post(gov, FULL_KEY, body)
+    assert response.status == 400
+    assert [d["field"] for d in response.json()["details"]] == [field]
+    with pytest.raises(govcore.InvalidRequestError) as caught:
+        gov.client(FULL_KEY).record_turn(body)
+    assert caught.value.details[0].field == field
+
+
+@pytest.mark.parametrize("bad", BAD_IDENTIFIERS, ids=ascii)
+def test_invalid_session_ids_in_paths_are_refused(gov: govcore.Governance, bad: str) -> None:
+    """A session id in a path follows the same rule as one in a body."""
+    response = gov.handle(
+        "GET", f"/governance/conversation/{quote(bad, safe='')}", bearer(FULL_KEY), None
+    )
+    assert response.status == 400
+    assert response.json()["details"][0]["field"] == "sessionId"
+
+
+@pytest.mark.parametrize("good", ["s", "a b", "café-1", "客户/42", "x\u200dy", "🙂", "a" * 256])
+def test_ordinary_identifiers_are_accepted(gov: govcore.Governance, good: str) -> None:
+    """Identifiers with visible text, inner spaces, letters of any script or a joiner pass."""
+    assert _post(gov, FULL_KEY, turn(good, "hi", idempotencyKey=good)).status == 200
+
+
+_VISIBLE = st.text(alphabet=st.characters(categories=["L", "N", "P", "S"]), min_size=1, max_size=20)
+_REFUSED_CHARS = st.one_of(
+    st.characters(categories=["Cc"]),
+    st.sampled_from(
+        list("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_VISIBLE, bad=_REFUSED_CHARS, at=st.integers(min_value=0, max_value=20))
+def test_identifier_rule_refuses_any_control_or_bidi_anywhere(text: str, bad: str, at: int) -> None:
+    """A visible identifier is accepted, and inserting any Cc or bidi control anywhere in it
+    makes it refused, naming that code point."""
+    adapter: TypeAdapter[str] = TypeAdapter(Identifier)
+    assert adapter.validate_python(text) == text
+    spoiled = text[:at] + bad + text[at:]
+    with pytest.raises(ValidationError) as caught:
+        adapter.validate_python(spoiled)
+    assert f"U+{ord(bad):04X}" in str(caught.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    blank=st.text(
+        alphabet=st.one_of(
+            st.characters(categories=["Zs", "Zl", "Zp"]),
+            st.sampled_from(
+                list(
+                    "\u00ad\u034f\u115f\u1160\u180b\u200b\u200c\u200d\u2060\u3164\ufe00\ufeff\uffa0\U000e0020"
+                )
+            ),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_identifier_rule_refuses_blank_text(blank: str) -> None:
+    """Text of only spaces, separators and default-ignorable characters is refused as blank."""
+    adapter: TypeAdapter[str] = TypeAdapter(Identifier)
+    with pytest.raises(ValidationError, match="blank"):
+        adapter.validate_python(blank)

@@ -11,7 +11,7 @@ import yaml
 
 import govcore
 from govcore.cli import main
-from govcore.config import load_config
+from govcore.config import MAX_CONFIG_DEPTH, load_config
 from tests.support import EXAMPLE_CONFIG, config, policy
 
 
@@ -126,6 +126,9 @@ def test_missing_policy_path_and_unreadable_config(tmp_path: Path) -> None:
             "conversation_ttl_seconds",
         ),
         ({"key": "gk_aaaaaaaaaa", "tenant": "acme", "settings": {"colour": 1}}, "colour"),
+        ({"key": " gk_aaaaaaaaaa", "tenant": "acme"}, "start or end with whitespace"),
+        ({"key": "gk_aaaaaaaaaa\u00a0", "tenant": "acme"}, "start or end with whitespace"),
+        ({"key": "gk_aaaa\naaaaaa", "tenant": "acme"}, "control character (U+000A)"),
     ],
 )
 def test_bad_keys_are_refused(key: dict[str, Any], reason: str) -> None:
@@ -201,3 +204,110 @@ def test_unknown_field_far_from_every_known_one_has_no_suggestion() -> None:
     raw = config()
     raw["tenants"]["acme"]["policies"] = [policy("p1", colour="red")]
     assert any(p.endswith("colour: unknown field") for p in _problems(raw))
+
+
+def _nested(levels: int, leaf: Any = "x") -> Any:
+    """``leaf`` inside ``levels`` lists, built without recursion."""
+    value = leaf
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels", [MAX_CONFIG_DEPTH, 1_000, 200_000])
+def test_deep_nesting_in_a_mapping_is_a_config_error(levels: int) -> None:
+    """A config nested deeper than the limit is a ConfigError naming where, never a
+    RecursionError, however deep it goes."""
+    raw = config()
+    raw["tenants"]["acme"]["policies"][0]["appliesWhen"] = {"region": _nested(levels)}
+    with pytest.raises(govcore.ConfigError) as caught:
+        govcore.Governance.from_config(raw)
+    (problem,) = caught.value.problems
+    assert problem.location.startswith("tenants.acme.policies[0].appliesWhen.region[0][0]")
+    assert f"nested more than {MAX_CONFIG_DEPTH} levels deep" in problem.reason
+
+
+def test_nesting_up_to_the_limit_is_not_reported() -> None:
+    """The root mapping counts as level one: 32 levels pass the nesting check, 33 do not."""
+    raw = config()
+    raw["extra"] = _nested(MAX_CONFIG_DEPTH - 1)  # root + 31 lists: 32 levels
+    assert not any("nested" in p for p in _problems(raw))
+    raw["extra"] = _nested(MAX_CONFIG_DEPTH)
+    assert any("nested more than" in p for p in _problems(raw))
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+@pytest.mark.parametrize("levels", [40, 1_500])
+def test_deep_nesting_in_files_is_a_config_error(tmp_path: Path, suffix: str, levels: int) -> None:
+    """A YAML or JSON config or policy file nested too deeply is a ConfigError naming the file,
+    whether its parser copes with the depth or not."""
+    deep = "[" * levels + "]" * levels
+    (tmp_path / f"gov{suffix}").write_text('{"tenants": {"t": {"policies": ' + deep + "}}}")
+    problems = _problems(tmp_path / f"gov{suffix}")
+    assert len(problems) == 1
+    assert problems[0].startswith(str(tmp_path / f"gov{suffix}"))
+    assert "nested" in problems[0]
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / f"deep{suffix}").write_text(deep)
+    (tmp_path / "gov2.yaml").write_text("tenants: {t: {policies: p}}\n")
+    (problem,) = _problems(tmp_path / "gov2.yaml")
+    assert problem.startswith(str(folder / f"deep{suffix}"))
+    assert "nested" in problem
+
+
+def test_self_referencing_yaml_is_a_config_error(tmp_path: Path) -> None:
+    """A YAML anchor used inside itself (an endless structure) is reported as too deep."""
+    (tmp_path / "gov.yaml").write_text("tenants: &loop {t: {policies: [*loop]}}\n")
+    (problem,) = _problems(tmp_path / "gov.yaml")
+    assert "nested more than" in problem
+
+
+def test_shared_yaml_anchors_are_checked_once_per_depth(tmp_path: Path) -> None:
+    """A 'billion laughs' document (anchors of anchors, 10^29 leaves unfolded) is reported as
+    too deep without unfolding it."""
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 30)]
+    lines.append("tenants: {t: {policies: [*l29, *l29]}}")
+    (tmp_path / "gov.yaml").write_text("\n".join(lines) + "\n")
+    (problem,) = _problems(tmp_path / "gov.yaml")
+    assert "tenants.t.policies[0][0]" in problem
+    assert "nested more than" in problem
+
+
+BAD_IDS = ["a\nb", "nel\x85", "ab\u202ecd", "x\u2066y", "\u200f", "  ", "\u3164", "\x00"]
+
+
+@pytest.mark.parametrize("bad", BAD_IDS, ids=ascii)
+def test_invalid_policy_ids_are_refused_naming_the_place(bad: str) -> None:
+    """A policy id with a control, a bidi control or nothing visible is a ConfigError naming
+    the policy's place and the id field."""
+    raw = config()
+    raw["tenants"]["acme"]["policies"][1]["id"] = bad
+    (problem,) = _problems(raw)
+    assert problem.startswith("tenants.acme.policies[1]")
+    assert ": id: " in problem
+    assert "control character" in problem or "blank" in problem
+
+
+@pytest.mark.parametrize("bad", BAD_IDS, ids=ascii)
+def test_invalid_tenant_ids_are_refused_naming_the_place(bad: str) -> None:
+    """A tenant id with a control, a bidi control or nothing visible is a ConfigError naming
+    the tenant (quoted, so the message itself stays on one line)."""
+    raw = config()
+    raw["tenants"][bad] = raw["tenants"].pop("globex")
+    raw["keys"] = [k for k in raw["keys"] if k["tenant"] == "acme"]
+    (problem,) = _problems(raw)
+    assert problem.startswith(f"tenants[{bad!r}]: the tenant id ")
+    assert "\n" not in problem
+    assert "\x85" not in problem
+
+
+def test_tenant_ids_are_at_most_256_characters() -> None:
+    """A tenant id has the length limit of every other identifier: 256 characters."""
+    raw = config()
+    raw["tenants"]["t" * 256] = raw["tenants"].pop("globex")
+    raw["keys"] = [k for k in raw["keys"] if k["tenant"] == "acme"]
+    load_config(raw)
+    raw["tenants"]["t" * 257] = raw["tenants"].pop("t" * 256)
+    assert any("at most 256 characters" in p for p in _problems(raw))

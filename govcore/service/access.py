@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -11,6 +12,19 @@ from govcore.config import DEFAULT_SCOPES, KeyConfig, KeySettings
 from govcore.errors import AuthenticationError, PermissionDeniedError
 
 __all__ = ["KeyRing", "Principal", "bearer_token"]
+
+_log = logging.getLogger(__name__)
+
+MISSING_KEY = "missing API key: send 'Authorization: Bearer <key>'"
+NOT_BEARER = (
+    "the Authorization header must use the Bearer scheme: send 'Authorization: Bearer <key>'"
+)
+INVALID_KEY = "invalid API key"
+
+# HTTP's optional whitespace (RFC 9110 §5.6.3) is space and tab, nothing else: str.strip() would
+# also remove NEL, no-break and em spaces, line separators, CR, LF, VT and FF, so a key with any of
+# those around it would still authenticate.
+_OWS = " \t"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +83,50 @@ class KeyRing:
     def authenticate(self, secret: str | None) -> Principal:
         """The principal of ``secret``.
 
+        The secret is compared exactly, as given: nothing is stripped here (the header parser
+        removes only HTTP's optional whitespace). Unknown and revoked keys get the same
+        message, so a caller cannot learn that a key once existed.
+
         Raises:
             AuthenticationError: no secret, an unknown one or a revoked one.
         """
         if not secret:
-            raise AuthenticationError("missing API key: send 'Authorization: Bearer <key>'")
+            raise AuthenticationError(MISSING_KEY)
         digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).digest()
         entry = self._entries.get(digest)
         if entry is None or not hmac.compare_digest(entry.digest, digest):
-            raise AuthenticationError("invalid API key")
+            raise AuthenticationError(INVALID_KEY)
         if entry.revoked:
-            raise AuthenticationError("this API key has been revoked")
+            # The operator may want to know a revoked key is still in use; the key id is a
+            # digest prefix, never the secret.
+            _log.debug("revoked API key %s was presented", entry.principal.key_id)
+            raise AuthenticationError(INVALID_KEY)
         return entry.principal
 
 
 def bearer_token(headers: Mapping[str, str]) -> str | None:
-    """The secret of an ``Authorization: Bearer <key>`` header (names already lower-cased)."""
+    """The secret of an ``Authorization: Bearer <key>`` header (names already lower-cased).
+
+    Spaces and tabs around the value and between scheme and key are removed; nothing else is,
+    so the key is the exact text that follows. The scheme name is case-insensitive (RFC 9110
+    §11.1). ``None`` when there is no header or no key after the scheme.
+
+    Raises:
+        AuthenticationError: the header names another scheme or none (``Authorization: <key>``).
+            The message never quotes the header, which may be the key itself.
+    """
     value = headers.get("authorization")
+    if value is None:
+        return None
+    value = value.strip(_OWS)
     if not value:
         return None
-    scheme, _, token = value.strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip() or None
+    end = len(value)
+    for index, char in enumerate(value):
+        if char in _OWS:
+            end = index
+            break
+    # ASCII-only comparison: str.lower() would fold other scripts' letters too.
+    if not (value[:end].isascii() and value[:end].lower() == "bearer"):
+        raise AuthenticationError(NOT_BEARER)
+    return value[end:].lstrip(_OWS) or None

@@ -20,7 +20,7 @@ from govcore.models import (
 )
 from govcore.service.access import Principal
 from govcore.service.keys import conversation_key
-from govcore.service.requests import check_size
+from govcore.service.requests import check_size, check_tool_arguments
 from govcore.service.runtime import Result, Service
 from govcore.service.wire import capped, output_violation, stream_violation, tool_violation
 
@@ -166,6 +166,7 @@ def check_tool_call(
     service: Service, principal: Principal, request: ToolCallRequest
 ) -> Result[ToolCallDecision]:
     """``POST /governance/check-tool-call``: gate a proposed tool call."""
+    check_tool_arguments(request.arguments, service.settings.max_tool_arguments_bytes)
     started = time.perf_counter()
     tenant = service.tenant(principal)
     # The session's active policies, read without renewing its TTL; alwaysOn ones always.

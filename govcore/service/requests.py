@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from govcore._suggest import unknown_field_at
-from govcore.errors import FieldProblem, InvalidRequestError
+from govcore._suggest import nested_model, unknown_field, wire_names_at
+from govcore.errors import MAX_DETAILS, FieldProblem, InvalidRequestError
 
-__all__ = ["check_size", "parse_json_body", "validate_request"]
+__all__ = ["check_size", "check_tool_arguments", "parse_json_body", "validate_request"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -74,8 +75,12 @@ def parse_json_body(body: bytes | str | None, *, max_bytes: int) -> dict[str, An
 def validate_request(model: type[M], payload: M | Mapping[str, Any]) -> M:
     """Validate ``payload`` (wire field names) as ``model``.
 
+    The error is small whatever the payload: more than ``MAX_DETAILS`` unknown fields are
+    refused after counting them, before pydantic builds an error for each; otherwise only the
+    first ``MAX_DETAILS`` of pydantic's errors become details (see ``InvalidRequestError``).
+
     Raises:
-        InvalidRequestError: with one detail per offending field.
+        InvalidRequestError: with one detail per offending field, the first ``MAX_DETAILS``.
     """
     if isinstance(payload, model):
         return payload
@@ -83,15 +88,98 @@ def validate_request(model: type[M], payload: M | Mapping[str, Any]) -> M:
         raise InvalidRequestError.for_field(
             "body", f"must be a {model.__name__} or a mapping of its wire fields"
         )
+    unknown: list[FieldProblem] = []
+    count = _count_unknown(model, payload, "", unknown)
+    if count > MAX_DETAILS:
+        raise InvalidRequestError.listing(unknown, total=count)
     try:
         return model.model_validate(payload, by_alias=True, by_name=False)
     except ValidationError as exc:
-        details = [_detail(model, error) for error in exc.errors(include_url=False)]
-        summary = "; ".join(f"{d.field}: {d.message}" for d in details[:5])
-        more = f" (and {len(details) - 5} more)" if len(details) > 5 else ""
-        raise InvalidRequestError(f"invalid request: {summary}{more}", details) from None
+        # Bounded: unknown fields are at most MAX_DETAILS here, every list of a request model
+        # has a maximum length that pydantic checks first, and free-form JSON fails as one.
+        errors = exc.errors(include_url=False)
+        details = [_detail(model, error) for error in errors[:MAX_DETAILS]]
+        raise InvalidRequestError.listing(details, total=len(errors)) from None
     except RecursionError:
         raise InvalidRequestError.for_field("body", "is nested too deeply") from None
+
+
+_LIST_ITEMS_WALKED = 1000
+"""List items searched for unknown fields: the longest list a request model accepts. A longer
+list is refused for its length anyway, at once, by pydantic."""
+
+
+def _count_unknown(
+    model: type[BaseModel], payload: Mapping[Any, Any], path: str, found: list[FieldProblem]
+) -> int:
+    """How many fields of ``payload`` and of its nested objects ``model`` does not accept.
+
+    The first ``MAX_DETAILS`` are appended to ``found``. One dictionary lookup per key, and a
+    descent only into the fields that hold request models: this is what makes a body of
+    hundreds of thousands of unknown keys cheap to refuse.
+    """
+    shape = _shape(model)
+    count = 0
+    for key, value in payload.items():
+        if key not in shape:
+            count += 1
+            if len(found) < MAX_DETAILS:
+                name = str(key)
+                where = f"{path}.{name}" if path else name
+                found.append(FieldProblem(where, _unknown_reason(name, list(shape))))
+            continue
+        nested = shape[key]
+        if nested is None:
+            continue
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, Mapping):
+            count += _count_unknown(nested, value, where, found)
+        elif isinstance(value, list):
+            for index, item in enumerate(value[:_LIST_ITEMS_WALKED]):
+                if isinstance(item, Mapping):
+                    count += _count_unknown(nested, item, f"{where}[{index}]", found)
+    return count
+
+
+@cache
+def _shape(model: type[BaseModel]) -> dict[str, type[BaseModel] | None]:
+    """The wire names ``model`` accepts, each with the request model its value holds, if any."""
+    return {
+        field.alias or name: nested_model(field.annotation)
+        for name, field in model.model_fields.items()
+    }
+
+
+def _unknown_reason(name: str, candidates: Sequence[str]) -> str:
+    if "tenant" in name.lower():
+        return "a tenant is never sent in a request: it comes from the API key"
+    return unknown_field(name, candidates)
+
+
+def check_tool_arguments(arguments: Mapping[str, Any], limit: int) -> None:
+    """Refuse tool-call ``arguments`` whose compact JSON form is longer than ``limit`` bytes.
+
+    The size is that of ``json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)``
+    in UTF-8, counted as it is produced and abandoned as soon as it passes ``limit``: the cost
+    is bounded by the limit, not by what the caller sent. ``arguments`` must already be
+    validated JSON (``ToolCallRequest`` does that).
+
+    Raises:
+        InvalidRequestError: naming ``arguments`` and the limit.
+    """
+    size = 0
+    for chunk in _ARGUMENT_ENCODER.iterencode(arguments):
+        size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            raise InvalidRequestError.for_field(
+                "arguments",
+                f"is more than the limit of {limit} bytes (measured as compact JSON in UTF-8)",
+            )
+
+
+# Not the one-shot encoder of json.dumps: its pieces come one at a time, so measuring can stop
+# at the limit. Keys are not sorted: the size does not depend on the order.
+_ARGUMENT_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def check_size(field: str, text: str, limit: int) -> None:
@@ -110,10 +198,7 @@ def _detail(model: type[BaseModel], error: Mapping[str, Any]) -> FieldProblem:
     kind = error["type"]
     if kind == "extra_forbidden":
         name = str(error["loc"][-1]) if error["loc"] else ""
-        if "tenant" in name.lower():
-            reason = "a tenant is never sent in a request: it comes from the API key"
-        else:
-            reason = unknown_field_at(model, error["loc"])
+        reason = _unknown_reason(name, wire_names_at(model, error["loc"]))
     elif kind == "missing":
         reason = "required"
     else:
