@@ -256,15 +256,6 @@ CORRUPT_STATES: dict[str, Callable[[bytes], bytes]] = {
     "updated not a number": lambda raw: _with_header(raw, updated=[1]),
 }
 
-OVERFLOW_REASON = (
-    "BUG: decode_state catches only ValueError, KeyError, TypeError and IndexError; a header "
-    'with "turns": 1e999 makes int(inf) raise OverflowError, answered 500 instead of 503'
-)
-RECURSION_REASON = (
-    "BUG: decode_state does not catch RecursionError; a deeply nested header makes json.loads "
-    "raise it, answered 500 instead of 503"
-)
-
 
 def _huge_turns(raw: bytes) -> bytes:
     head, _, log = raw.partition(b"\n")
@@ -275,32 +266,15 @@ def _deeply_nested(raw: bytes) -> bytes:
     return b"[" * 100_000 + b"]" * 100_000
 
 
-EMPTY_REASON = (
-    "BUG: check_tool_call tests the stored state with `if raw` instead of `is not None`, so an "
-    "empty value under a conversation key reads as no conversation (200) there, while turn and "
-    "GET read it as a corrupt state (503)"
-)
-
-
 def _corrupt_state_cases() -> list[Any]:
     cases = []
     for request_name in ("turn", "get", "tool"):
         for name, corrupt in CORRUPT_STATES.items():
-            marks = (
-                [pytest.mark.xfail(strict=True, reason=EMPTY_REASON)]
-                if (name, request_name) == ("empty", "tool")
-                else []
-            )
-            cases.append(
-                pytest.param(request_name, corrupt, id=f"{name}-{request_name}", marks=marks)
-            )
-        for corrupt, reason in ((_huge_turns, OVERFLOW_REASON), (_deeply_nested, RECURSION_REASON)):
+            cases.append(pytest.param(request_name, corrupt, id=f"{name}-{request_name}"))
+        for corrupt in (_huge_turns, _deeply_nested):
             cases.append(
                 pytest.param(
-                    request_name,
-                    corrupt,
-                    id=f"{corrupt.__name__.strip('_')}-{request_name}",
-                    marks=pytest.mark.xfail(strict=True, reason=reason),
+                    request_name, corrupt, id=f"{corrupt.__name__.strip('_')}-{request_name}"
                 )
             )
     return cases
@@ -340,14 +314,6 @@ def _unknown_event_code(raw: bytes) -> bytes:
     return raw.partition(b"\n")[0] + b'\n[1,"refunds",7,"2027-01-15T08:00:00.000Z"]\n'
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: the binding log is decoded outside decode_state (BindingLog.records() in "
-        "get_conversation), so an unreadable log line raises JSONDecodeError/IndexError there "
-        "and GET answers 500 internal_error instead of 503"
-    ),
-)
 @pytest.mark.parametrize("corrupt", [_corrupt_binding_log, _unknown_event_code])
 def test_a_corrupt_binding_log_is_503_on_get(
     clock: FakeClock, caplog: pytest.LogCaptureFixture, corrupt: Callable[[bytes], bytes]

@@ -181,15 +181,6 @@ def test_retry_after_is_never_above_a_window_after_the_clock_steps_back(
         clock.advance(1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: core/ratelimit.admit counts logged times from before a clock step back as inside "
-        "the window (bisect on the raw times) and a refusal writes nothing, so the times are "
-        "never clamped: the key stays locked out until the old clock time plus 60 s "
-        "(3660 s after a 3600 s step back, 90 s after a 30 s one) while retry-after says 60"
-    ),
-)
 @pytest.mark.parametrize("step_back", [30.0, 3600.0])
 def test_a_clock_stepping_back_locks_a_key_out_for_at_most_one_window(
     step_back: float,
@@ -303,13 +294,6 @@ def test_admit_on_a_monotonic_clock_keeps_every_window_within_the_limit(
             assert sum(1 for t in before if t > times[i] - WINDOW_SECONDS) >= limit
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: after a clock step back admit() answers wait=60 but still refuses at now + 60, "
-        "because the pre-step times stay in the log unclamped (see the lockout test above)"
-    ),
-)
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 6), time_sequences(st.integers(-4000, 90).map(float)))
 @example(1, [START + 1000.0, START])

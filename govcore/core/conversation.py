@@ -165,10 +165,15 @@ class ConversationState:
         document: Any = json.loads(head)
         if not isinstance(document, dict) or document.get("v") != _STATE_VERSION:
             raise ValueError("not a govcore conversation state of a known version")
+        events = int(document["events"])
+        # One line per event: a cheap check (no decoding) that catches a cut or padded log
+        # before turns append to it.
+        if log.count(b"\n") != events or (log and not log.endswith(b"\n")):
+            raise ValueError(f"the binding log does not hold {events} events")
         return cls(
             turn_count=int(document["turns"]),
             bindings=tuple(Binding(str(p), int(s), int(t)) for p, s, t in document["active"]),
-            binding_log=BindingLog(log, int(document["events"])),
+            binding_log=BindingLog(log, events),
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
         )

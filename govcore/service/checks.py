@@ -172,7 +172,9 @@ def check_tool_call(
     # The session's active policies, read without renewing its TTL; alwaysOn ones always.
     key = conversation_key(principal.tenant, request.session_id)
     raw = service.storage(lambda: service.store.get(key))
-    active = [b.policy_id for b in service.decode_state(raw, key).bindings] if raw else []
+    active = (
+        [b.policy_id for b in service.decode_state(raw, key).bindings] if raw is not None else []
+    )
     outcome = gate_tool_call(
         request.tool_name,
         request.arguments,

@@ -263,7 +263,7 @@ def get_conversation(
             turn_count=state.turn_count,
             active_policies=applicable(active),
             injection_block=state.injection_block,
-            binding_log=[binding_event(r) for r in state.binding_log.records()],
+            binding_log=[binding_event(r) for r in service.decode_binding_log(state, key)],
             updated_at=iso_timestamp(state.updated_at),
         )
     )

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from govcore.config import GovernanceSettings, LoadedConfig
-from govcore.core.conversation import ConversationRules, ConversationState
+from govcore.core.conversation import BindingRecord, ConversationRules, ConversationState
 from govcore.core.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
 from govcore.decisions import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
@@ -27,6 +27,10 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
 _log = logging.getLogger("govcore")
+
+# What decoding stored bytes may raise when they are not what govcore wrote: bad JSON, wrong
+# types or shapes, numbers too large, nesting too deep.
+_DECODE_ERRORS = (ValueError, KeyError, TypeError, IndexError, OverflowError, RecursionError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +140,15 @@ class Service:
         """A stored conversation state, or a 503 (logged) when it cannot be read."""
         try:
             return ConversationState.from_bytes(raw)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+        except _DECODE_ERRORS as exc:
             raise self.corrupt(key, "conversation state", exc) from exc
+
+    def decode_binding_log(self, state: ConversationState, key: str) -> tuple[BindingRecord, ...]:
+        """The events of a stored binding log, or a 503 (logged) when it cannot be read."""
+        try:
+            return state.binding_log.records()
+        except _DECODE_ERRORS as exc:
+            raise self.corrupt(key, "binding log", exc) from exc
 
     @staticmethod
     def corrupt(key: str, what: str, cause: BaseException) -> BackendError:
