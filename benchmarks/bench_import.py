@@ -9,13 +9,21 @@ start-up included. ``peak RSS`` is the child's own high-water mark after the imp
 The baselines show what is not ours: ``python`` alone, and ``import pydantic`` (a dependency
 govcore cannot do without).
 
+Bytecode: an installed wheel has its ``.pyc`` files, but a checkout run with
+``PYTHONDONTWRITEBYTECODE=1`` compiles govcore's sources on every import. So that the figures
+are those of an install, the children write and read bytecode under a private
+``PYTHONPYCACHEPREFIX`` (a temporary directory; the checkout is left untouched) after one
+warm-up run. ``--as-is`` measures with the environment unchanged instead.
+
     python benchmarks/bench_import.py              # 30 samples of each
-    python benchmarks/bench_import.py -n 50 --modules sklearn scipy
+    python benchmarks/bench_import.py -n 50 --modules sklearn scipy numpy
+    python benchmarks/bench_import.py --as-is          # bytecode as the environment says
     python benchmarks/bench_import.py --install-size   # also: size of a fresh install
 
 ``--install-size`` creates a fresh virtual environment in a temporary directory, runs
-``pip install <repository>`` into it (the dependency closure, as a user gets it), and reports
-the size of its site-packages minus that of an empty virtual environment (pip itself).
+``pip install <repository>`` into it (the dependency closure, as a user gets it), and adds up
+the files each installed distribution lists in its RECORD (``importlib.metadata``), leaving
+out pip and setuptools, which an empty virtual environment has already.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ print(json.dumps({{"import": elapsed, "rss_kib": peak_kib, "heavy": sorted(
 """
 
 
-def _sample(statement: str) -> tuple[float, float, int, list[str]]:
+def _sample(statement: str, env: dict[str, str]) -> tuple[float, float, int, list[str]]:
     """One fresh interpreter: (import seconds, process seconds, peak RSS KiB, heavy modules)."""
     start = time.perf_counter()
     completed = subprocess.run(  # noqa: S603 - our own interpreter, our own code
@@ -57,6 +65,7 @@ def _sample(statement: str) -> tuple[float, float, int, list[str]]:
         text=True,
         check=True,
         cwd=_REPOSITORY,
+        env=env,
     )
     process = time.perf_counter() - start
     report = json.loads(completed.stdout)
@@ -69,8 +78,9 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[max(1, math.ceil(len(ordered) * fraction)) - 1]
 
 
-def _row(label: str, statement: str, samples: int) -> str:
-    results = [_sample(statement) for _ in range(samples)]
+def _row(label: str, statement: str, samples: int, env: dict[str, str]) -> str:
+    _sample(statement, env)  # warm-up: compiles bytecode, fills the file cache
+    results = [_sample(statement, env) for _ in range(samples)]
     imports = [r[0] * 1000 for r in results]
     processes = [r[1] * 1000 for r in results]
     peak_mib = max(r[2] for r in results) / 1024
@@ -81,39 +91,38 @@ def _row(label: str, statement: str, samples: int) -> str:
     )
 
 
-def _tree_bytes(root: Path) -> int:
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
-
-
-def _site_packages(environment: Path) -> Path:
-    found = list(environment.glob("lib/python*/site-packages")) or list(
-        environment.glob("Lib/site-packages")
-    )
-    return found[0]
+# Runs in the fresh venv: bytes of each distribution's installed files, from its RECORD.
+_SIZES = """
+import importlib.metadata as md, json
+sizes = {}
+for dist in md.distributions():
+    files = [f.locate() for f in dist.files or ()]
+    sizes[dist.metadata["Name"]] = sum(p.stat().st_size for p in files if p.is_file())
+print(json.dumps(sizes))
+"""
 
 
 def install_size() -> str:
-    """Install the repository into a fresh venv; the size its dependency closure adds."""
+    """Install the repository into a fresh venv; the size of its dependency closure."""
     with tempfile.TemporaryDirectory() as scratch:
-        empty = Path(scratch, "empty")
-        full = Path(scratch, "full")
-        venv.create(empty, with_pip=True)
-        venv.create(full, with_pip=True)
-        python = full / ("Scripts" if os.name == "nt" else "bin") / "python"
+        environment = Path(scratch, "venv")
+        venv.create(environment, with_pip=True)
+        python = environment / ("Scripts" if os.name == "nt" else "bin") / "python"
         subprocess.run(  # noqa: S603 - pip of the venv we just created
             [str(python), "-m", "pip", "install", "-q", str(_REPOSITORY)], check=True
         )
-        baseline = _tree_bytes(_site_packages(empty))
-        sizes: dict[str, int] = {}
-        for entry in _site_packages(full).iterdir():
-            # Group each distribution's files under its import name (dist-info folded in).
-            name = entry.name.split("-")[0].split(".")[0].lower().lstrip("_")
-            size = _tree_bytes(entry) if entry.is_dir() else entry.stat().st_size
-            sizes[name] = sizes.get(name, 0) + size
-        total = _tree_bytes(_site_packages(full)) - baseline
-    largest = sorted(sizes.items(), key=lambda item: -item[1])[:8]
-    lines = [f"install size (site-packages of a fresh venv, minus pip): {total / 2**20:.1f} MiB"]
-    lines += [f"  {name:<24} {size / 2**20:>7.1f} MiB" for name, size in largest]
+        completed = subprocess.run(  # noqa: S603 - the venv we just created
+            [str(python), "-c", _SIZES], capture_output=True, text=True, check=True
+        )
+    sizes = {
+        name: size
+        for name, size in json.loads(completed.stdout).items()
+        if name.lower() not in {"pip", "setuptools"}
+    }
+    total = sum(sizes.values())
+    lines = [f"install size: {total / 2**20:.1f} MiB in {len(sizes)} distributions"]
+    for name, size in sorted(sizes.items(), key=lambda item: -item[1]):
+        lines.append(f"  {name:<24} {size / 2**20:>7.1f} MiB")
     return "\n".join(lines)
 
 
@@ -128,6 +137,9 @@ def main() -> None:
         help="more modules to time alone (for example sklearn scipy numpy)",
     )
     parser.add_argument("--install-size", action="store_true", help="also measure install size")
+    parser.add_argument(
+        "--as-is", action="store_true", help="do not give the children a bytecode cache"
+    )
     args = parser.parse_args()
     rows = [
         ("python (nothing)", "pass"),
@@ -135,14 +147,22 @@ def main() -> None:
         *((f"import {m}", f"import {m}") for m in args.modules),
         ("import govcore", "import govcore"),
     ]
+    env = dict(os.environ)
+    scratch = tempfile.TemporaryDirectory()
+    if not args.as_is:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = scratch.name
+    bytecode = "as the environment says" if args.as_is else "cached under a private prefix"
     print(f"{args.samples} fresh processes each, {sys.executable} ({sys.version.split()[0]})")
+    print(f"bytecode: {bytecode}")
     print(
         f"{'':<22} {'median':>8} {'p95':>8} {'max':>8} {'process':>9} {'peak RSS':>9}  "
         "heavy modules loaded"
     )
     print(f"{'':<22} {'ms':>8} {'ms':>8} {'ms':>8} {'ms median':>9} {'MiB':>9}")
     for label, statement in rows:
-        print(_row(label, statement, args.samples), flush=True)
+        print(_row(label, statement, args.samples, env), flush=True)
+    scratch.cleanup()
     if args.install_size:
         print()
         print(install_size())
