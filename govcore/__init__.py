@@ -45,6 +45,7 @@ from govcore.policy import PolicyDocument, PolicySet
 from govcore.stream_guard import StreamGuard
 from govcore.types import Clock, RetrievalHit, RetrievalIndex, Retriever, Store, StoreWrite
 
+# The one place the version is written; pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.1.0"
 
 __all__ = [

@@ -7,7 +7,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-EXAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "acme" / "govcore.yaml"
+EXAMPLE_CONFIG = (
+    Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
+)
 
 FULL_KEY = "gk_test_full_000000001"
 READ_KEY = "gk_test_read_000000002"
