@@ -93,6 +93,11 @@ class GovernanceSettings(_ConfigModel):
     """Keep the checked text in decision records (off: the log never holds it)."""
     max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
     """Capacity of the default in-memory store; the least recently used entries go first."""
+    store: Annotated[str, Field(min_length=1, repr=False)] = "memory://"
+    """Where conversation state lives: a URL whose scheme names the store backend (entry-point
+    group ``govcore.stores``). Kept out of ``repr``: a URL may hold a password."""
+    retriever: Annotated[str, Field(min_length=1)] = "tfidf"
+    """The retriever that selects policies, by name (entry-point group ``govcore.retrievers``)."""
 
     @field_validator("synonyms")
     @classmethod

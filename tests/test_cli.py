@@ -110,8 +110,8 @@ def _fresh_venv_with_dependencies(where: Path) -> Path:
 
 @pytest.mark.slow
 def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
-    """A wheel built from the sources, installed in a fresh venv, runs ``govcore demo`` in an
-    empty directory and reports the right version."""
+    """A wheel built from the sources declares the backends and, installed in a fresh venv,
+    runs ``govcore demo`` in an empty directory and reports the right version."""
     source = tmp_path / "source"
     source.mkdir()
     # Built from a copy so that the build leaves no build/ or egg-info in the checkout.
@@ -124,6 +124,13 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
         check=True,
     )
     (wheel,) = wheels.glob("govcore-*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        info = f"govcore-{govcore.__version__}.dist-info"
+        entry_points = built.read(f"{info}/entry_points.txt").decode()
+        metadata = built.read(f"{info}/METADATA").decode()
+    assert f"\nVersion: {govcore.__version__}\n" in metadata
+    assert "[govcore.stores]\nmemory = govcore.backends.memory:MemoryStore" in entry_points
+    assert "[govcore.retrievers]\ntfidf = govcore.backends.tfidf:TfidfRetriever" in entry_points
     python = _fresh_venv_with_dependencies(tmp_path / "venv")
     subprocess.run(  # noqa: S603 - pip of the venv just created
         [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True
