@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -105,11 +106,17 @@ print(json.dumps(sizes))
 def install_size() -> str:
     """Install the repository into a fresh venv; the size of its dependency closure."""
     with tempfile.TemporaryDirectory() as scratch:
+        # Installed from a copy of the sources: pip builds in the source tree, and the
+        # checkout should not be left with build/ and egg-info directories.
+        source = Path(scratch, "source")
+        shutil.copytree(_REPOSITORY / "govcore", source / "govcore")
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(_REPOSITORY / name, source / name)
         environment = Path(scratch, "venv")
         venv.create(environment, with_pip=True)
         python = environment / ("Scripts" if os.name == "nt" else "bin") / "python"
         subprocess.run(  # noqa: S603 - pip of the venv we just created
-            [str(python), "-m", "pip", "install", "-q", str(_REPOSITORY)], check=True
+            [str(python), "-m", "pip", "install", "-q", str(source)], check=True
         )
         completed = subprocess.run(  # noqa: S603 - the venv we just created
             [str(python), "-c", _SIZES], capture_output=True, text=True, check=True
