@@ -103,7 +103,7 @@ def _fresh_venv_with_dependencies(where: Path) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
-    ours = {p for p in sys.path if p.endswith("site-packages")}
+    ours = {p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")}
     (Path(site_packages) / "outer-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
     return python
 
