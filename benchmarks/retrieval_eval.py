@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import govcore  # noqa: E402
 from govcore.backends.tfidf import TfidfRetriever  # noqa: E402
 
-CONFIG = ROOT / "examples" / "acme" / "govcore.yaml"
+CONFIG = ROOT / "govcore" / "demo" / "acme" / "govcore.yaml"
 EVAL_SET = ROOT / "benchmarks" / "data" / "retrieval_eval.yaml"
 KEY = "gk_demo_northwind_full_0001"
 

@@ -61,6 +61,7 @@ from govcore.types import (
     StoreWrite,
 )
 
+# The one place the version is written; pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.1.0"
 
 __all__ = [

@@ -1,17 +1,26 @@
-"""The ``govcore`` command: ``govcore validate CONFIG`` and ``govcore demo``."""
+"""The ``govcore`` command: ``govcore validate CONFIG``, ``govcore demo`` and ``--version``.
+
+The demo's files (a configuration, its policies and a scripted conversation) ship inside the
+package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+import tempfile
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, TextIO
 
 import yaml
 
+from govcore import __version__
 from govcore.config import load_config
 from govcore.errors import ConfigError
 from govcore.governance import Governance
@@ -20,19 +29,19 @@ from govcore.stream_guard import StreamGuard
 
 __all__ = ["main"]
 
-_EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "examples" / "acme"
 _DEMO_KEY = "gk_demo_northwind_full_0001"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = argparse.ArgumentParser(prog="govcore", description="govcore command line")
+    parser.add_argument("--version", action="version", version=f"govcore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser("validate", help="check a configuration and its policies")
     validate.add_argument("config", help="path of a YAML or JSON configuration file")
     demo = commands.add_parser("demo", help="run the scripted example conversation")
-    demo.add_argument("--config", default=str(_EXAMPLE_DIR / "govcore.yaml"))
-    demo.add_argument("--script", default=str(_EXAMPLE_DIR / "demo_conversation.yaml"))
+    demo.add_argument("--config", help="configuration to use (default: the bundled example)")
+    demo.add_argument("--script", help="conversation to play (default: the bundled script)")
     demo.add_argument("--key", default=_DEMO_KEY, help="API key to use")
     demo.add_argument("--budget", type=int, default=600, help="tokenBudget of each turn")
     args = parser.parse_args(argv)
@@ -59,20 +68,45 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _demo(config: str, script_path: str, key: str, budget: int, out: TextIO, err: TextIO) -> int:
-    if not Path(config).exists() or not Path(script_path).exists():
-        print(
-            "govcore demo needs the example files; run it from a checkout of govcore or pass "
-            "--config and --script",
-            file=err,
-        )
-        return 2
-    try:
-        governance = Governance.from_config(config)
-    except ConfigError as exc:
-        print(str(exc), file=err)
-        return 1
-    script: Any = yaml.safe_load(Path(script_path).read_text(encoding="utf-8"))
+@contextlib.contextmanager
+def _bundled_demo() -> Iterator[Path]:
+    """The directory of the demo files shipped in the package, as a real directory."""
+    root = resources.files("govcore") / "demo" / "acme"
+    if isinstance(root, Path):
+        yield root
+        return
+    # Imported from a zip archive: the configuration names its policy directory by a relative
+    # path, which the loader reads from the file system, so the files are copied out first.
+    with tempfile.TemporaryDirectory(prefix="govcore-demo-") as scratch:
+        _copy_tree(root, Path(scratch))
+        yield Path(scratch)
+
+
+def _copy_tree(source: Traversable, target: Path) -> None:
+    """Copy a package resource directory to ``target`` (which exists), recursively."""
+    for entry in source.iterdir():
+        if entry.is_dir():
+            (target / entry.name).mkdir()
+            _copy_tree(entry, target / entry.name)
+        else:
+            (target / entry.name).write_bytes(entry.read_bytes())
+
+
+def _demo(
+    config: str | None, script_path: str | None, key: str, budget: int, out: TextIO, err: TextIO
+) -> int:
+    for option, path in (("--config", config), ("--script", script_path)):
+        if path is not None and not Path(path).is_file():
+            print(f"govcore demo: {option} {path}: no such file", file=err)
+            return 2
+    with _bundled_demo() as bundled:
+        try:
+            governance = Governance.from_config(config or bundled / "govcore.yaml")
+        except ConfigError as exc:
+            print(str(exc), file=err)
+            return 1
+        script_file = Path(script_path) if script_path else bundled / "demo_conversation.yaml"
+        script: Any = yaml.safe_load(script_file.read_text(encoding="utf-8"))
     client = governance.client(key)
     session_id = str(script["session_id"])
     attributes = script.get("end_user_attributes") or None

@@ -102,6 +102,11 @@ class GovernanceSettings(_ConfigModel):
     score, citations and redaction still cover all of them."""
     decision_log_queue_size: Annotated[int, Field(ge=1)] = 10_000
     """How many decision records may wait for the sink before new ones are dropped."""
+    store: Annotated[str, Field(min_length=1, repr=False)] = "memory://"
+    """Where conversation state lives: a URL whose scheme names the store backend (entry-point
+    group ``govcore.stores``). Kept out of ``repr``: a URL may hold a password."""
+    retriever: Annotated[str, Field(min_length=1)] = "tfidf"
+    """The retriever that selects policies, by name (entry-point group ``govcore.retrievers``)."""
 
     @field_validator("synonyms")
     @classmethod

@@ -11,17 +11,16 @@ import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
-from govcore.backends.memory import DEFAULT_CAPACITIES, MemoryStore, NamespaceCapacity
-from govcore.backends.tfidf import TfidfRetriever
+from govcore.backends import retriever_from_name, store_from_url
 from govcore.client import GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
 from govcore.decisions import DecisionLog, DecisionQueue, JsonlDecisionLog, MemoryDecisionLog
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
-from govcore.service.keys import CONVERSATION
 from govcore.service.runtime import Service, random_id
 from govcore.types import Clock, Retriever, Store, TokenCounter
 
@@ -53,20 +52,12 @@ class Governance:
         settings = config.settings
         clock = clock or system_clock
         if store is None:
-            conversations = DEFAULT_CAPACITIES[CONVERSATION]
-            store = MemoryStore(
-                clock=clock,
-                capacities={
-                    CONVERSATION: NamespaceCapacity(
-                        conversations.max_bytes, settings.max_conversations
-                    )
-                },
-            )
+            store = store_from_url(_memory_url(settings), clock=clock)
         if retriever is None:
             options: dict[str, Any] = {"synonyms": settings.synonyms}
             if settings.min_relevance is not None:
                 options["min_relevance"] = settings.min_relevance
-            retriever = TfidfRetriever(**options)
+            retriever = retriever_from_name(settings.retriever, **options)
         if decision_log is None:
             path = settings.decision_log_path
             decision_log = (
@@ -104,9 +95,10 @@ class Governance:
             config: a mapping or the path of a YAML or JSON file (docs/configuration.md).
             clock: returns the current epoch seconds; every time-dependent behaviour uses it.
             store: where conversation state, idempotency records and rate-limit windows live;
-                default an in-memory :class:`~govcore.backends.memory.MemoryStore`.
-            retriever: builds the policy index; default
-                :class:`~govcore.backends.tfidf.TfidfRetriever`.
+                default the store ``settings.store`` names (an in-memory
+                :class:`~govcore.backends.memory.MemoryStore` unless configured otherwise).
+            retriever: builds the policy index; default the retriever ``settings.retriever``
+                names (:class:`~govcore.backends.tfidf.TfidfRetriever` unless configured).
             token_counter: estimates tokens of the injection block.
             trace_ids: makes trace ids; default random 128-bit hex ids.
             decision_log: receives one record per check; default in memory, or the JSON-lines
@@ -190,3 +182,14 @@ class Governance:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _memory_url(settings: GovernanceSettings) -> str:
+    """``settings.store``, with ``max_conversations`` as the conversation entry limit of a
+    ``memory://`` store whose URL does not set one."""
+    url = settings.store
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "memory" or "conv_entries" in parse_qs(parts.query):
+        return url
+    separator = "&" if parts.query else ("" if url.endswith("?") else "?")
+    return f"{url}{separator}conv_entries={settings.max_conversations}"

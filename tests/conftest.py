@@ -18,7 +18,9 @@ import pytest
 import govcore
 from govcore.testing import FakeClock
 
-EXAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "acme" / "govcore.yaml"
+EXAMPLE_CONFIG = (
+    Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
+)
 """The example deployment's configuration (policies are read relative to it)."""
 
 START_TIME = 1_700_000_000.0
@@ -291,5 +293,5 @@ def module_governance(module_clock: FakeClock) -> govcore.Governance:
 
 @pytest.fixture(scope="module")
 def module_example_governance(module_clock: FakeClock) -> govcore.Governance:
-    """The example deployment (examples/acme/govcore.yaml) on the module's fake clock."""
+    """The example deployment (govcore/demo/acme/govcore.yaml) on the module's fake clock."""
     return govcore.Governance.from_config(EXAMPLE_CONFIG, clock=module_clock)

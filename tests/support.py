@@ -10,7 +10,9 @@ from typing import Any
 
 from govcore.core.verdict import Finding, risk_score
 
-EXAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "acme" / "govcore.yaml"
+EXAMPLE_CONFIG = (
+    Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
+)
 
 FULL_KEY = "gk_test_full_000000001"
 READ_KEY = "gk_test_read_000000002"

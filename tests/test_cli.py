@@ -1,10 +1,22 @@
-"""The demo command."""
+"""The command line: ``govcore demo`` from anywhere, ``govcore --version``, and a real wheel."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
 import pytest
 
-from govcore.cli import main
+import govcore
+from govcore.cli import _copy_tree, main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_demo_runs_the_scripted_conversation(capsys: pytest.CaptureFixture[str]) -> None:
@@ -18,7 +30,125 @@ def test_demo_runs_the_scripted_conversation(capsys: pytest.CaptureFixture[str])
     assert "conversation deleted" in out
 
 
-def test_demo_without_examples_explains(capsys: pytest.CaptureFixture[str]) -> None:
-    """Without the example files the demo says what it needs."""
-    assert main(["demo", "--config", "/nonexistent.yaml"]) == 2
-    assert "--config" in capsys.readouterr().err
+def test_demo_runs_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo reads its files from the package, not from the working directory."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo"]) == 0
+    assert capsys.readouterr().out.count("+ newly applicable") == 12
+
+
+@pytest.mark.parametrize("option", ["--config", "--script"])
+def test_demo_names_a_missing_file(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A --config or --script that does not exist is exit status 2, naming the option."""
+    assert main(["demo", option, "/nonexistent.yaml"]) == 2
+    assert f"{option} /nonexistent.yaml: no such file" in capsys.readouterr().err
+
+
+def test_demo_takes_another_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--script replaces the bundled conversation while the bundled configuration stays."""
+    script = tmp_path / "one.yaml"
+    script.write_text(
+        "session_id: one\nturns:\n  - role: user\n    content: Can I get my money back?\n",
+        encoding="utf-8",
+    )
+    assert main(["demo", "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("+ newly applicable") == 1
+    assert "conversation 'one'" in out
+
+
+def test_version_option_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """`govcore --version` prints "govcore <version>" and exits 0."""
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"govcore {govcore.__version__}\n"
+
+
+def test_version_attribute_is_the_installed_distribution_version() -> None:
+    """``govcore.__version__`` is the version the installed distribution declares."""
+    assert govcore.__version__ == importlib.metadata.version("govcore")
+
+
+def test_bundled_files_are_copied_out_of_a_zip_archive(tmp_path: Path) -> None:
+    """A resource directory that is not on the file system (a zip) is copied out whole."""
+    archive = tmp_path / "package.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("acme/govcore.yaml", "settings: {}\n")
+        zipped.writestr("acme/policies/a.yaml", "[]\n")
+    target = tmp_path / "out"
+    target.mkdir()
+    _copy_tree(zipfile.Path(archive, "acme/"), target)
+    copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
+    assert copied == ["govcore.yaml", "policies/a.yaml"]
+    assert (target / "policies" / "a.yaml").read_text(encoding="utf-8") == "[]\n"
+
+
+def _fresh_venv_with_dependencies(where: Path) -> Path:
+    """A new virtual environment that sees this one's installed packages, but not govcore.
+
+    Installing govcore's dependencies (NumPy, SciPy, scikit-learn: over 200 MiB) into every
+    test venv would take minutes and need the network; a ``.pth`` file pointing at this
+    environment's site-packages gives the new one the dependencies. A ``.pth`` line only adds
+    a path: the ``.pth`` files of that directory (this checkout's editable install) are not
+    run, so ``import govcore`` finds the wheel installed into the new venv, nothing else.
+    """
+    venv.create(where, with_pip=True)
+    python = where / ("Scripts" if os.name == "nt" else "bin") / "python"
+    site_packages = subprocess.run(  # noqa: S603 - the venv just created
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = {p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")}
+    (Path(site_packages) / "outer-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    return python
+
+
+@pytest.mark.slow
+def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
+    """A wheel built from the sources declares the backends and, installed in a fresh venv,
+    runs ``govcore demo`` in an empty directory and reports the right version."""
+    source = tmp_path / "source"
+    source.mkdir()
+    # Built from a copy so that the build leaves no build/ or egg-info in the checkout.
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "govcore", source / "govcore", ignore=shutil.ignore_patterns("*.pyc"))
+    wheels = tmp_path / "wheels"
+    subprocess.run(  # noqa: S603 - pip of this interpreter
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(source)],
+        check=True,
+    )
+    (wheel,) = wheels.glob("govcore-*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        info = f"govcore-{govcore.__version__}.dist-info"
+        entry_points = built.read(f"{info}/entry_points.txt").decode()
+        metadata = built.read(f"{info}/METADATA").decode()
+    assert f"\nVersion: {govcore.__version__}\n" in metadata
+    assert "[govcore.stores]\nmemory = govcore.backends.memory:MemoryStore" in entry_points
+    assert "[govcore.retrievers]\ntfidf = govcore.backends.tfidf:TfidfRetriever" in entry_points
+    python = _fresh_venv_with_dependencies(tmp_path / "venv")
+    subprocess.run(  # noqa: S603 - pip of the venv just created
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True
+    )
+    bin_dir = python.parent
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def run(*args: str) -> str:
+        completed = subprocess.run(  # noqa: S603 - the venv just created
+            args, cwd=elsewhere, capture_output=True, text=True, check=True
+        )
+        return completed.stdout
+
+    where = run(str(python), "-c", "import govcore; print(govcore.__file__)")
+    assert Path(where).resolve().is_relative_to((tmp_path / "venv").resolve())
+    demo = run(str(bin_dir / "govcore"), "demo")
+    assert demo.count("+ newly applicable") == 12
+    assert "conversation deleted" in demo
+    assert run(str(bin_dir / "govcore"), "--version") == f"govcore {govcore.__version__}\n"
+    assert list(elsewhere.iterdir()) == []

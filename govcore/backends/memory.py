@@ -126,14 +126,19 @@ class MemoryStore:
         Raises:
             ValueError: an unknown or malformed parameter.
         """
+        parts = urlsplit(url)
+        if parts.netloc or parts.path not in ("", "/") or parts.fragment:
+            raise ValueError("memory:// takes only query parameters, not a user, host or path")
         budgets: dict[str, dict[str, int]] = {}
-        for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
             namespace, _, unit = name.rpartition("_")
             if not namespace or unit not in {"mb", "entries"} or not value.isdigit():
                 raise ValueError(
                     f"memory store parameter {name!r}: expected <namespace>_mb or "
                     "<namespace>_entries with a whole number"
                 )
+            if unit in budgets.get(namespace, {}):
+                raise ValueError(f"memory store parameter {name!r} is given twice")
             budgets.setdefault(namespace, {})[unit] = int(value)
         capacities = {}
         for namespace, given in budgets.items():

@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import Stemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from govcore.retrieval.lexicon import BUILTIN_SYNONYMS
 
@@ -75,13 +74,22 @@ class Analyzer:
     wherever a phrase of the synonym lexicon occurs, the term of its concept is added, so that
     "money back" also yields "refund". What each distinct word yields is cached, and the text is
     walked word by word only when it holds a word that may start a phrase.
+
+    ``stop_words`` defaults to scikit-learn's English list, which is then imported (only
+    then: see the import inside ``__init__``).
     """
 
     def __init__(
         self,
         synonyms: Mapping[str, Sequence[str]] = BUILTIN_SYNONYMS,
-        stop_words: Iterable[str] = ENGLISH_STOP_WORDS,
+        stop_words: Iterable[str] | None = None,
     ) -> None:
+        if stop_words is None:
+            # scikit-learn's English list; imported here, not at the top, because importing
+            # scikit-learn takes most of a second and ``import govcore`` must not pay it.
+            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+            stop_words = ENGLISH_STOP_WORDS
         self._stemmer = Stemmer.Stemmer("english")
         self._stop_words = frozenset(stop_words) | _CONTRACTION_BASES | CONVERSATION_WORDS
         # word -> (stem, kept as a term, concept terms a single word stands for)

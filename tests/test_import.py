@@ -1,0 +1,52 @@
+"""What ``import govcore`` loads: the numeric stack only once an index is built."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.support import policy
+
+_HEAVY = ("numpy", "scipy", "sklearn")
+
+
+def _loaded_after(code: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter; the heavy top-level modules it left imported."""
+    probe = (
+        f"{code}\nimport json, sys\nprint(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))"
+    )
+    completed = subprocess.run(  # noqa: S603 - our own interpreter and code
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    loaded: list[str] = json.loads(completed.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_import_govcore_loads_no_numeric_library() -> None:
+    """Importing govcore (and its CLI) imports neither scikit-learn, SciPy nor NumPy."""
+    assert _loaded_after("import govcore, govcore.cli, govcore.backends") == []
+
+
+def test_building_an_index_loads_the_numeric_stack() -> None:
+    """The first index built is what brings scikit-learn and SciPy in (the probe can see them)."""
+    code = (
+        "from govcore.backends.tfidf import TfidfRetriever\n"
+        "from govcore.policy import PolicyDocument\n"
+        f"TfidfRetriever().index([PolicyDocument.model_validate({policy('refunds')!r})])"
+    )
+    assert _loaded_after(code) == list(_HEAVY)
+
+
+def test_tfidf_index_class_is_still_importable_from_the_backend() -> None:
+    """``from govcore.backends.tfidf import TfidfIndex`` gives the class the retriever builds."""
+    from govcore.backends import tfidf
+    from govcore.backends.tfidf import TfidfIndex, TfidfRetriever
+    from govcore.policy import PolicyDocument
+
+    index = TfidfRetriever().index([PolicyDocument.model_validate(policy("refunds"))])
+    assert isinstance(index, TfidfIndex)
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        _ = tfidf.NoSuchName
