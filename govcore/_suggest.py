@@ -14,7 +14,14 @@ from typing import Any
 from pydantic import BaseModel
 from rapidfuzz import fuzz, process
 
-__all__ = ["closest_name", "nested_model", "unknown_field", "unknown_field_at", "wire_names_at"]
+__all__ = [
+    "closest_name",
+    "field_path",
+    "nested_model",
+    "unknown_field",
+    "unknown_field_at",
+    "wire_names_at",
+]
 
 _MIN_SIMILARITY = 70
 """rapidfuzz's ``ratio`` (0 to 100) a candidate needs: two or three letters off a name of eight,
@@ -92,3 +99,32 @@ def nested_model(annotation: Any) -> type[BaseModel] | None:
         if found is not None:
             return found
     return None
+
+
+# pydantic's names for union members, wrapped types and validators in an error's location: they
+# are not fields, and say nothing to the caller or policy author.
+_INTERNAL_PREFIXES = (
+    "function-",
+    "literal[",
+    "list[",
+    "union[",
+    "nullable[",
+    "dict[",
+    "json-or-python[",
+    "tagged-union[",
+    "constrained-",
+)
+_INTERNAL_NAMES = frozenset({"str", "int", "float", "bool", "none", "HistoryEntry"})
+
+
+def field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a field path: ``turn.role``, ``items[2].price``."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part.startswith(_INTERNAL_PREFIXES) or part in _INTERNAL_NAMES:
+            continue
+        else:
+            path += f".{part}" if path else part
+    return path

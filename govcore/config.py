@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from govcore._suggest import unknown_field, unknown_field_at
+from govcore._suggest import field_path, unknown_field, unknown_field_at
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
@@ -462,23 +462,11 @@ def _nesting_problem(document: Any, origin: str) -> ConfigProblem | None:
 def _problems(exc: ValidationError, where: str, model: type[BaseModel]) -> list[ConfigProblem]:
     found = []
     for error in exc.errors(include_url=False):
-        field = _dotted(error["loc"])
+        field = field_path(error["loc"])
         message = _reason(error, model)
         location = f"{where}: {field}" if field else where
         found.append(ConfigProblem(location, message))
     return found
-
-
-def _dotted(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif part.startswith(("function-", "literal[", "list[", "union[", "nullable[")):
-            continue  # pydantic's internal validator names say nothing to a policy author
-        else:
-            text += f".{part}" if text else part
-    return text
 
 
 def _reason(error: Mapping[str, Any], model: type[BaseModel]) -> str:

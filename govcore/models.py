@@ -25,6 +25,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from govcore._values import integral
+
 __all__ = [
     "ApplicablePolicy",
     "BindingEvent",
@@ -265,7 +267,7 @@ class ApplicablePolicy(_WireModel):
     @field_serializer("severity")
     def _serialize_severity(self, severity: float) -> float | int:
         # Integral severities go out as integers, as policy authors write them.
-        return int(severity) if float(severity).is_integer() else severity
+        return integral(severity)
 
 
 class BindingEvent(_WireModel):
@@ -289,7 +291,7 @@ class Violation(_WireModel):
 
     @field_serializer("severity")
     def _serialize_severity(self, severity: float) -> float | int:
-        return int(severity) if float(severity).is_integer() else severity
+        return integral(severity)
 
 
 class OutputViolation(Violation):

@@ -22,6 +22,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from govcore._values import json_equal
 from govcore.models import MAX_ID_LENGTH, ApplicablePolicy, Enforcement, check_identifier
 
 __all__ = [
@@ -208,16 +209,9 @@ class PolicyDocument(_DocumentModel):
             allowed = wanted if isinstance(wanted, list) else [wanted]
             have = attributes[name]
             values = have if isinstance(have, list) else [have]
-            if not any(_same_value(v, a) for v in values for a in allowed):
+            if not any(json_equal(v, a) for v in values for a in allowed):
                 return False
         return True
-
-
-def _same_value(left: Any, right: Any) -> bool:
-    # JSON true is not 1: compare types for booleans, values otherwise.
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    return bool(left == right)
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
 
+from govcore._values import json_equal
 from govcore.core.verdict import Finding, is_safe, risk_score
 from govcore.core.violations import replace_matches
 from govcore.detection.normalize import normalize
@@ -142,12 +143,6 @@ def _number(value: Any) -> float | None:
             return None
         return number if math.isfinite(number) else None
     return None
-
-
-def _same(left: Any, right: Any) -> bool:
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    return bool(left == right)
 
 
 def _text(value: Any) -> str:
@@ -310,7 +305,7 @@ def check_tool_call(
                         fixes[path] = _fixed_number(value, fixed)
                         break
             if rule.one_of is not None and not any(
-                _same(value, allowed) for allowed in rule.one_of
+                json_equal(value, allowed) for allowed in rule.one_of
             ):
                 options = ", ".join(_text(v) for v in rule.one_of)
                 add(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from govcore._values import integral
 from govcore.policy import PolicyDocument
 from govcore.types import TokenCounter
 
@@ -15,15 +16,11 @@ HEADER = (
 )
 
 
-def _severity(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
 def full_entry(policy: PolicyDocument) -> str:
     """A policy with its citation, title, severity, enforcement and summary."""
     line = (
         f"- [{policy.citation_ref}] {policy.title} "
-        f"(severity {_severity(policy.severity)}, {policy.enforcement})"
+        f"(severity {integral(policy.severity)}, {policy.enforcement})"
     )
     summary = " ".join(policy.summary.split())
     return f"{line}: {summary}" if summary else line

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from govcore._suggest import nested_model, unknown_field, wire_names_at
+from govcore._suggest import field_path, nested_model, unknown_field, wire_names_at
 from govcore.errors import MAX_DETAILS, FieldProblem, InvalidRequestError
 
 __all__ = ["check_size", "check_tool_arguments", "parse_json_body", "validate_request"]
@@ -194,7 +194,7 @@ def check_size(field: str, text: str, limit: int) -> None:
 
 
 def _detail(model: type[BaseModel], error: Mapping[str, Any]) -> FieldProblem:
-    field = _wire_path(error["loc"])
+    field = field_path(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
         name = str(error["loc"][-1]) if error["loc"] else ""
@@ -206,29 +206,3 @@ def _detail(model: type[BaseModel], error: Mapping[str, Any]) -> FieldProblem:
         if reason.startswith("Value error, "):
             reason = reason[len("Value error, ") :]
     return FieldProblem(field or "body", reason)
-
-
-_INTERNAL_PREFIXES = (
-    "function-",
-    "literal[",
-    "list[",
-    "union[",
-    "nullable[",
-    "dict[",
-    "json-or-python[",
-    "tagged-union[",
-    "constrained-",
-)
-_INTERNAL_NAMES = frozenset({"str", "int", "float", "bool", "none", "HistoryEntry"})
-
-
-def _wire_path(loc: Sequence[int | str]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif part.startswith(_INTERNAL_PREFIXES) or part in _INTERNAL_NAMES:
-            continue  # pydantic's names for union members and validators, not fields
-        else:
-            path += f".{part}" if path else part
-    return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from govcore.core.conversation import BindingRecord, TurnOutcome
 from govcore.core.verdict import Finding
@@ -49,40 +50,32 @@ def turn_diff(outcome: TurnOutcome) -> TurnDiff:
     )
 
 
+def _violation_fields(finding: Finding) -> dict[str, Any]:
+    """The fields every violation shape has."""
+    return {
+        "policy_id": finding.policy_id,
+        "matched_text": finding.matched_text,
+        "explanation": finding.explanation,
+        "severity": finding.severity,
+        "confidence": finding.confidence,
+        "enforcement_type": finding.enforcement,
+    }
+
+
 def tool_violation(finding: Finding) -> Violation:
     """A finding of a tool-call check."""
-    return Violation(
-        policy_id=finding.policy_id,
-        matched_text=finding.matched_text,
-        explanation=finding.explanation,
-        severity=finding.severity,
-        confidence=finding.confidence,
-        enforcement_type=finding.enforcement,
-    )
+    return Violation(**_violation_fields(finding))
 
 
 def output_violation(finding: Finding) -> OutputViolation:
-    """A finding of an output check."""
-    return OutputViolation(
-        policy_id=finding.policy_id,
-        matched_text=finding.matched_text,
-        explanation=finding.explanation,
-        severity=finding.severity,
-        confidence=finding.confidence,
-        enforcement_type=finding.enforcement,
-        enforcement_text=finding.replacement or "",
-    )
+    """A finding of an output check, with the text that replaces it in the redaction."""
+    return OutputViolation(**_violation_fields(finding), enforcement_text=finding.replacement or "")
 
 
 def stream_violation(finding: Finding) -> StreamViolation:
     """A finding of a streaming check, with its offset into ``fullText``."""
     return StreamViolation(
-        policy_id=finding.policy_id,
-        matched_text=finding.matched_text,
-        explanation=finding.explanation,
-        severity=finding.severity,
-        confidence=finding.confidence,
-        enforcement_type=finding.enforcement,
+        **_violation_fields(finding),
         enforcement_text=finding.replacement or "",
         offset=finding.offset or 0,
     )
