@@ -1,4 +1,4 @@
-"""Loading and validating a govcore configuration (library contract §2).
+"""Loading and validating a govcore configuration (docs/configuration.md).
 
 A configuration is a mapping (as parsed from YAML or JSON) or the path of a YAML or JSON file.
 Policies are given inline, or as the path (relative to the config file) of a file or directory of
@@ -48,7 +48,7 @@ Scope = Literal[
     "governance:read", "governance:check", "policies:read", "policies:ack", "feedback:write"
 ]
 SCOPES: tuple[str, ...] = get_args(Scope)
-# The specification's defaults "suffice for the whole current API": read and check.
+# The default scopes cover the whole API: read and check.
 DEFAULT_SCOPES: frozenset[str] = frozenset({"governance:read", "governance:check"})
 
 FeatureSetting = Literal["disabled", "allowed"]
@@ -121,7 +121,7 @@ class GovernanceSettings(_ConfigModel):
 
 
 class KeySettings(_ConfigModel):
-    """Per-key feature settings (specification §5, same names)."""
+    """Per-key feature settings (docs/api.md, Authentication and permissions; same names)."""
 
     post_inference_checking: FeatureSetting = "disabled"
     tool_call_governance: FeatureSetting = "disabled"
@@ -188,7 +188,7 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     """Validate a configuration mapping or file.
 
     Args:
-        config: a mapping in the format of library contract §2, or the path of a YAML or JSON
+        config: a mapping in the format of docs/configuration.md, or the path of a YAML or JSON
             file holding one. Relative policy paths are resolved against the file's directory
             (against the working directory for a mapping).
 

@@ -112,7 +112,7 @@ class FieldProblem:
 
 
 class InvalidRequestError(GovcoreError):
-    """The request is malformed or breaks a rule of the specification (400).
+    """The request is malformed or breaks a rule of the API (400).
 
     Whatever a caller sends, the error stays small: ``details`` keeps the first
     ``MAX_DETAILS`` problems (the message then says how many were left out), each detail and

@@ -1,9 +1,9 @@
-"""Pydantic models of every request, response and resource of the interface specification.
+"""Pydantic models of every request, response and resource of the API (docs/api.md).
 
 Python code uses snake_case attributes; the wire uses camelCase. Request models are strict:
 unknown fields are refused, a value of the wrong JSON type is refused rather than coerced
-(``"100"`` is not 100) and non-finite numbers are refused (library contract §3). Response
-models carry exactly the fields the specification lists, no more, so
+(``"100"`` is not 100) and non-finite numbers are refused (docs/api.md, Strict parsing).
+Response models carry exactly the fields the API lists, no more, so
 ``model_dump(mode="json", by_alias=True)`` is the wire body.
 """
 
@@ -254,7 +254,7 @@ class _WireModel(BaseModel):
 
 
 class ApplicablePolicy(_WireModel):
-    """A policy as the API shows it (specification §2.2)."""
+    """A policy as the API shows it (docs/api.md, ApplicablePolicy)."""
 
     id: str
     title: str
@@ -271,7 +271,7 @@ class ApplicablePolicy(_WireModel):
 
 
 class BindingEvent(_WireModel):
-    """A start or release of a policy's binding in a conversation (specification §2.3)."""
+    """A start or release of a policy's binding in a conversation (docs/api.md, BindingEvent)."""
 
     turn_index: int
     policy_id: str
@@ -280,7 +280,7 @@ class BindingEvent(_WireModel):
 
 
 class Violation(_WireModel):
-    """A violation as tool-call checks report it (specification §2.4)."""
+    """A violation as tool-call checks report it (docs/api.md, Violation)."""
 
     policy_id: str
     matched_text: str
@@ -377,7 +377,7 @@ AreaIds = Annotated[list[NonEmptyText], Field(max_length=100)]
 
 
 class TurnRequest(_WireModel):
-    """``POST /governance/conversation/turn`` (specification §4.1)."""
+    """``POST /governance/conversation/turn`` (docs/api.md, Record a turn)."""
 
     session_id: Identifier
     turn: Turn
@@ -402,7 +402,7 @@ class TurnRequest(_WireModel):
 
 
 class TurnDiff(_WireModel):
-    """What changed at a turn (specification §3)."""
+    """What changed at a turn (docs/api.md, Record a turn)."""
 
     newly_applicable: list[ApplicablePolicy]
     newly_released: list[ApplicablePolicy]
@@ -411,7 +411,7 @@ class TurnDiff(_WireModel):
 
 
 class PostInferenceResponse(_WireModel):
-    """Verdict on a finished output (specification §4.6); also the finalize response."""
+    """Verdict on a finished output (docs/api.md, Post-inference); also the finalize response."""
 
     safe: bool
     risk_score: float
@@ -422,7 +422,7 @@ class PostInferenceResponse(_WireModel):
 
 
 class TurnResponse(_WireModel):
-    """Response of the turn endpoint (specification §4.1)."""
+    """Response of the turn endpoint (docs/api.md, Record a turn)."""
 
     session_id: str
     turn_index: int
@@ -435,7 +435,7 @@ class TurnResponse(_WireModel):
 
 
 class ConversationSnapshot(_WireModel):
-    """``GET /governance/conversation/{sessionId}`` (specification §4.2)."""
+    """``GET /governance/conversation/{sessionId}`` (docs/api.md, Read a conversation)."""
 
     session_id: str
     turn_count: int
@@ -452,10 +452,10 @@ RecentMessage = Text | HistoryEntry
 
 
 class PreInferenceRequest(_WireModel):
-    """``POST /governance/pre-inference`` (specification §4.5).
+    """``POST /governance/pre-inference`` (docs/api.md, Pre-inference).
 
-    ``recentMessages`` items are strings or ``{role, content}`` objects (the specification does
-    not show their shape; see docs/decisions/pre-inference.md).
+    ``recentMessages`` items are strings or ``{role, content}`` objects; both are accepted
+    (see docs/decisions/pre-inference.md).
     """
 
     session_id: Identifier
@@ -469,7 +469,7 @@ class PreInferenceRequest(_WireModel):
 
 
 class PreInferenceResponse(_WireModel):
-    """Response of the legacy pre-inference call (specification §4.5)."""
+    """Response of the legacy pre-inference call (docs/api.md, Pre-inference)."""
 
     session_id: str
     cache_hit: bool
@@ -484,7 +484,7 @@ class PreInferenceResponse(_WireModel):
 
 
 class ToolCallRequest(_WireModel):
-    """``POST /governance/check-tool-call`` (specification §4.4)."""
+    """``POST /governance/check-tool-call`` (docs/api.md, Check a tool call)."""
 
     session_id: Identifier
     tool_name: ToolName
@@ -493,7 +493,7 @@ class ToolCallRequest(_WireModel):
 
 
 class ToolCallDecision(_WireModel):
-    """Response of the tool-call gate (specification §4.4)."""
+    """Response of the tool-call gate (docs/api.md, Check a tool call)."""
 
     allow: bool
     risk_score: float
@@ -503,7 +503,7 @@ class ToolCallDecision(_WireModel):
 
 
 class PostInferenceRequest(_WireModel):
-    """``POST /governance/post-inference`` (specification §4.6)."""
+    """``POST /governance/post-inference`` (docs/api.md, Post-inference)."""
 
     output: Text
     session_id: Identifier
@@ -514,7 +514,7 @@ class PostInferenceRequest(_WireModel):
 
 
 class StreamCheckRequest(_WireModel):
-    """``POST /governance/check-output/stream`` (specification §4.7)."""
+    """``POST /governance/check-output/stream`` (docs/api.md, Streaming check)."""
 
     session_id: Identifier
     full_text: Text
@@ -523,11 +523,11 @@ class StreamCheckRequest(_WireModel):
 
 
 class FinalizeOutputRequest(StreamCheckRequest):
-    """``POST /governance/check-output/finalize`` (specification §4.8): the stream shape."""
+    """``POST /governance/check-output/finalize`` (docs/api.md, Finalize a streamed output): the stream shape."""
 
 
 class StreamCheckResponse(_WireModel):
-    """Response of one streaming check (specification §4.7)."""
+    """Response of one streaming check (docs/api.md, Streaming check)."""
 
     session_id: str
     new_violations: list[StreamViolation]

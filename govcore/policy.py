@@ -1,4 +1,4 @@
-"""The policy document format (library contract §2) and the compiled policy set of a tenant."""
+"""The policy document format (docs/configuration.md) and the compiled policy set of a tenant."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ class ToolRule(_DocumentModel):
 
 
 class PolicyDocument(_DocumentModel):
-    """One written policy, as a policy author writes it (library contract §2).
+    """One written policy, as a policy author writes it (docs/configuration.md).
 
     ``examples`` is govcore's own addition: phrasings of end-user messages the policy is about,
     indexed for retrieval only (see docs/retrieval.md).

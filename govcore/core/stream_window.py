@@ -42,9 +42,9 @@ __all__ = [
 ]
 
 STREAM_OVERLAP = 200
-"""Characters before ``lastCheckedOffset`` scanned again (specification §4.7)."""
+"""Characters before ``lastCheckedOffset`` scanned again (docs/api.md, Streaming check)."""
 STREAM_TRIGGER = 200
-"""New characters that trigger detection on a non-final call (specification §4.7)."""
+"""New characters that trigger detection on a non-final call (docs/api.md, Streaming check)."""
 STREAM_TAIL = 64
 """Characters at the end of a non-final text whose matches may still grow."""
 STREAM_MATCH_HOLD = 16_384
