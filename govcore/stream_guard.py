@@ -1,8 +1,8 @@
 """Checking a model's output while it streams, for any model client.
 
 :class:`StreamGuard` wraps the text deltas a model client yields (sync or async), calls the
-streaming check every ``chunk_size`` characters (default 200, the number of new
-characters that makes the server scan), finalizes at the end, and exposes violations as they come and the final
+streaming check every ``chunk_size`` characters (default 200, the number of new characters that
+makes the server scan), finalizes at the end, and exposes violations as they come and the final
 verdict with its redaction::
 
     guard = StreamGuard(client, session_id="conv-42")
