@@ -1,3 +1,3 @@
-"""govcore's test suite (a package, so modules can import ``tests.support`` and ``tests.conftest``)."""
+"""govcore's test suite (a package, so modules can import ``tests.support``)."""
 
 from __future__ import annotations

@@ -1,14 +1,28 @@
-"""Configurations shared by the unit tests."""
+"""The one support module of the tests: configurations, keys and request builders.
+
+Three configurations serve different groups of tests, and their keys have distinct names:
+
+- :func:`config`: two tenants with keys for every access case (``FULL_KEY``, ``READ_KEY``, ...);
+- :func:`checks_config`: one policy per kind of detect rule, for output, streaming, redaction and
+  tool-call checks (``CHECKS_KEY``, ...);
+- :func:`lifecycle_config`: nine policies across three areas (one ``alwaysOn``, one with
+  ``appliesWhen``), for the conversation state machine and its properties (``LIFECYCLE_*``,
+  ``SHORT_TTL_KEY``, ``GLOBEX_KEY``).
+"""
 
 from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import govcore
 from govcore.core.verdict import Finding, risk_score
+from govcore.detection.scanner import Scanner, compile_rules
+from govcore.policy import PolicyDocument
+from govcore.testing import FakeClock
 
 EXAMPLE_CONFIG = (
     Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
@@ -142,3 +156,429 @@ def risk_of(pairs: Iterable[tuple[float, float]]) -> float:
         Finding("p", "x", "e", severity=severity, confidence=confidence, enforcement="fix")
         for confidence, severity in pairs
     )
+
+
+UNLIMITED = 1_000_000
+"""A rate limit no test reaches."""
+
+
+# --- the checks configuration ------------------------------------------------------------
+
+CHECKS_KEY = "gk_test_checks_full_0001"
+"""Scopes by default; post_inference_checking and tool_call_governance allowed."""
+CHECKS_NO_FEATURE_KEY = "gk_test_checks_plain_002"
+"""Default scopes, every feature setting off."""
+CHECKS_READ_ONLY_KEY = "gk_test_checks_read_0003"
+"""Scope governance:read only, every feature allowed."""
+
+DETECT_POLICIES: list[dict[str, Any]] = [
+    policy(
+        "card-data",
+        title="Card numbers",
+        summary="Never repeat payment card numbers.",
+        severity=5,
+        enforcement="fix",
+        area="payments",
+        detect=[{"pii": "credit_card", "replacement": "[card removed]"}],
+    ),
+    policy(
+        "bank-details",
+        title="Bank account numbers",
+        summary="Never repeat IBANs.",
+        severity=4,
+        enforcement="fix",
+        area="payments",
+        detect=[{"pii": "iban", "confidence": 0.95}],
+    ),
+    policy(
+        "contact-data",
+        title="Contact details",
+        summary="Do not disclose email addresses.",
+        severity=2,
+        enforcement="warning",
+        area="privacy",
+        detect=[{"pii": "email", "confidence": 0.85, "explanation": "An email address."}],
+    ),
+    policy(
+        "gov-ids",
+        title="Government identifiers",
+        summary="Never disclose social security numbers.",
+        severity=4.5,
+        enforcement="fix",
+        area="privacy",
+        detect=[{"pii": "us_ssn"}],
+    ),
+    policy(
+        "secrets",
+        title="Credentials",
+        summary="Never disclose keys, tokens or passwords.",
+        severity=5,
+        enforcement="fix",
+        area="security",
+        detect=[{"pii": "secret", "replacement": "[secret removed]"}],
+    ),
+    policy(
+        "network",
+        title="Internal addresses",
+        summary="Internal IP addresses are audited.",
+        severity=1,
+        enforcement="audit",
+        area="security",
+        detect=[{"pii": "ip_address"}],
+    ),
+    policy(
+        "promises",
+        title="No promises",
+        summary="Do not promise refunds or warranties.",
+        severity=3,
+        enforcement="warning",
+        area="commerce",
+        detect=[
+            {
+                "terms": ["guaranteed refund", "lifetime warranty", "risk-free"],
+                "confidence": 0.8,
+            }
+        ],
+    ),
+    policy(
+        "internal-codes",
+        title="Project code names",
+        summary="Do not reveal project codes.",
+        severity=2.5,
+        enforcement="audit",
+        detect=[{"regex": r"proj-[0-9]{4}", "confidence": 0.75, "replacement": "[code]"}],
+    ),
+]
+
+POLICY_OF_SAMPLE: dict[str, str] = {
+    "4111 1111 1111 1111": "card-data",
+    "5500-0000-0000-0004": "card-data",
+    "GB82 WEST 1234 5698 7654 32": "bank-details",
+    "DE89370400440532013000": "bank-details",
+    "jane.doe+orders@mail.example.co.uk": "contact-data",
+    "123-45-6789": "gov-ids",
+    "AKIAIOSFODNN7EXAMPLE": "secrets",
+    "ghp_" + "A1b2C3d4" * 5: "secrets",
+    "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc": "secrets",
+    "10.20.30.40": "network",
+    "guaranteed refund": "promises",
+    "Lifetime Warranty": "promises",
+    "PROJ-4242": "internal-codes",
+}
+"""Samples that each policy's rule finds whole, standing alone between spaces."""
+SAMPLES = tuple(POLICY_OF_SAMPLE)
+
+
+def private_key_block(lines: int = 6, width: int = 64) -> str:
+    """A PEM private-key block; with the defaults far longer than 200 characters."""
+    body = "\n".join(("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 3)[:width] for _ in range(lines))
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+
+
+def checks_config(**settings: Any) -> dict[str, Any]:
+    """One tenant with ``DETECT_POLICIES`` and the three keys above."""
+    allowed = {
+        "post_inference_checking": "allowed",
+        "tool_call_governance": "allowed",
+        "rate_limit_per_minute": UNLIMITED,
+    }
+    return copy.deepcopy(
+        {
+            "settings": settings,
+            "tenants": {"acme": {"policies": DETECT_POLICIES}},
+            "keys": [
+                {"key": CHECKS_KEY, "tenant": "acme", "settings": allowed},
+                {
+                    "key": CHECKS_NO_FEATURE_KEY,
+                    "tenant": "acme",
+                    "settings": {"rate_limit_per_minute": UNLIMITED},
+                },
+                {
+                    "key": CHECKS_READ_ONLY_KEY,
+                    "tenant": "acme",
+                    "scopes": ["governance:read"],
+                    "settings": allowed,
+                },
+            ],
+        }
+    )
+
+
+def checks_governance(
+    decision_log: govcore.DecisionLog | None = None, **settings: Any
+) -> govcore.Governance:
+    """A fresh governance of ``checks_config(**settings)`` on a fake clock."""
+    return govcore.Governance.from_config(
+        checks_config(**settings), clock=FakeClock(), decision_log=decision_log
+    )
+
+
+def detect_scanner(policies: list[dict[str, Any]] | None = None) -> Scanner:
+    """The scanner of every detect rule of ``policies`` (default ``DETECT_POLICIES``)."""
+    documents = [PolicyDocument.model_validate(p) for p in policies or DETECT_POLICIES]
+    return compile_rules((doc, rule) for doc in documents for rule in doc.detect)
+
+
+# The wire fields of the three violation shapes (specification §2.4).
+VIOLATION_FIELDS = frozenset(
+    {"policyId", "matchedText", "explanation", "severity", "confidence", "enforcementType"}
+)
+OUTPUT_VIOLATION_FIELDS = VIOLATION_FIELDS | {"enforcementText"}
+STREAM_VIOLATION_FIELDS = OUTPUT_VIOLATION_FIELDS | {"offset"}
+
+
+# --- the lifecycle configuration ---------------------------------------------------------
+
+
+START_TIME = 1_700_000_000.0
+"""Where every fake clock starts: 2023-11-14T22:13:20Z."""
+
+DEFAULT_TTL = 3600
+"""``settings.conversation_ttl_seconds`` of the test configuration."""
+
+
+# --- API keys ------------------------------------------------------------------------------
+
+LIFECYCLE_FULL_KEY = "gk_test_acme_full_0001"
+"""acme, default scopes, every feature allowed, effectively no rate limit."""
+LIFECYCLE_READ_KEY = "gk_test_acme_readonly_0002"
+"""acme, scope governance:read only."""
+LIFECYCLE_CHECK_ONLY_KEY = "gk_test_acme_checkonly_0003"
+"""acme, scope governance:check only (no turns)."""
+LIFECYCLE_REVOKED_KEY = "gk_test_acme_revoked_0004"
+"""acme, revoked."""
+LIFECYCLE_HASHED_KEY = "gk_test_acme_hashed_0005"
+"""acme, configured by its SHA-256 only; default scopes and settings."""
+SHORT_TTL_KEY = "gk_test_acme_shortttl_0006"
+"""acme, conversation_ttl_seconds 300."""
+LIFECYCLE_SLOW_KEY = "gk_test_acme_slow_0007"
+"""acme, rate limit of 2 requests a minute."""
+GLOBEX_KEY = "gk_test_globex_0001"
+"""globex (the second tenant), every feature allowed."""
+SHORT_TTL = 300
+SLOW_RATE = 2
+
+LIFECYCLE_KEYS = (
+    LIFECYCLE_FULL_KEY,
+    LIFECYCLE_READ_KEY,
+    LIFECYCLE_CHECK_ONLY_KEY,
+    LIFECYCLE_REVOKED_KEY,
+    LIFECYCLE_HASHED_KEY,
+    SHORT_TTL_KEY,
+    LIFECYCLE_SLOW_KEY,
+    GLOBEX_KEY,
+)
+
+# --- policies ------------------------------------------------------------------------------
+
+ACME_POLICIES: list[dict[str, Any]] = [
+    {
+        "id": "data-subject-rights",
+        "title": "Personal data access and export requests",
+        "summary": "EU and UK customers may obtain and export their personal data (GDPR).",
+        "text": "Verify identity, then export the customer's personal data as JSON or CSV "
+        "within one month. GDPR data subject access requests are free of charge.",
+        "severity": 4,
+        "enforcement": "warning",
+        "citationRef": "ACME-PRV-2.3 Data subject rights",
+        "tags": ["gdpr", "personal-data", "export"],
+        "area": "privacy",
+        "appliesWhen": {"region": ["EU", "UK"]},
+    },
+    {
+        "id": "account-deletion",
+        "title": "Account closure and deletion",
+        "summary": "Customers may ask to close and delete their account; file the request.",
+        "text": "The assistant cannot delete accounts itself. It explains that order history "
+        "and store credit are lost and files a closure request for the privacy office.",
+        "severity": 3.5,
+        "enforcement": "audit",
+        "citationRef": "ACME-PRV-3.1 Account closure",
+        "tags": ["account", "deletion", "erasure"],
+        "area": "privacy",
+    },
+    {
+        "id": "marketing-consent",
+        "title": "Marketing email consent",
+        "summary": "Send marketing emails and newsletters only with recorded consent.",
+        "text": "Unsubscribe requests are honoured at once. Never add an email address to a "
+        "newsletter or promotion list without opt-in consent.",
+        "severity": 2,
+        "enforcement": "warning",
+        "citationRef": "ACME-PRV-4.0 Marketing consent",
+        "tags": ["marketing", "newsletter", "consent", "unsubscribe"],
+        "area": "privacy",
+    },
+    {
+        "id": "refund-window",
+        "title": "Refunds within 30 days",
+        "summary": "Refund unused items returned within 30 days of delivery to the original "
+        "payment method.",
+        "text": "Refunds are issued to the original card or payment method. Returns after 30 "
+        "days get store credit. Never promise a refund before the return is received.",
+        "severity": 3,
+        "enforcement": "fix",
+        "citationRef": "ACME-PAY-1.2 Refund window",
+        "tags": ["refund", "return", "money-back"],
+        "area": "payments",
+        "detect": [{"regex": "(?i)guaranteed refund", "confidence": 0.8}],
+    },
+    {
+        "id": "card-data",
+        "title": "Never ask for full card numbers",
+        "summary": "Do not request, repeat or store full credit card numbers or CVV codes.",
+        "text": "Payment card data is handled only by the payment page. If a customer pastes a "
+        "credit card number, do not repeat it.",
+        "severity": 5,
+        "enforcement": "fix",
+        "citationRef": "ACME-PAY-2.0 Card data",
+        "tags": ["credit-card", "pci", "cvv", "payment"],
+        "area": "payments",
+        "detect": [{"pii": "credit_card"}],
+    },
+    {
+        "id": "chargebacks",
+        "title": "Chargebacks and payment disputes",
+        "summary": "When a customer mentions a chargeback or bank dispute, hand over to billing.",
+        "text": "Do not argue about chargebacks or disputed payments; open a billing ticket.",
+        "severity": 2.5,
+        "enforcement": "audit",
+        "citationRef": "ACME-PAY-3.4 Chargebacks",
+        "tags": ["chargeback", "dispute", "bank"],
+        "area": "payments",
+    },
+    {
+        "id": "respectful-tone",
+        "title": "Respectful, honest tone",
+        "summary": "Be courteous and honest; never insult or mislead the customer.",
+        "severity": 1,
+        "enforcement": "audit",
+        "citationRef": "ACME-CON-1.0 Tone",
+        "tags": ["tone", "courtesy"],
+        "area": "conduct",
+        "alwaysOn": True,
+    },
+    {
+        "id": "no-legal-advice",
+        "title": "No legal advice",
+        "summary": "Do not give legal advice about lawsuits, lawyers or liability claims.",
+        "text": "If a customer threatens to sue or asks about suing, a lawsuit, a lawyer or "
+        "liability, refer them to the legal team and do not admit fault.",
+        "severity": 4.5,
+        "enforcement": "warning",
+        "citationRef": "ACME-CON-2.2 Legal advice",
+        "tags": ["legal", "lawsuit", "lawyer", "liability"],
+        "area": "conduct",
+    },
+    {
+        "id": "shipping-delays",
+        "title": "Shipping delays and lost parcels",
+        "summary": "Give tracking status honestly and reship lost parcels after 10 days.",
+        "text": "A parcel without a tracking update for 10 business days is lost: reship it "
+        "or refund it. Never invent delivery dates.",
+        "severity": 2,
+        "enforcement": "warning",
+        "citationRef": "ACME-SHP-1.1 Shipping delays",
+        "tags": ["shipping", "delivery", "tracking", "parcel"],
+    },
+]
+
+GLOBEX_POLICIES: list[dict[str, Any]] = [
+    {
+        "id": "globex-refunds",
+        "title": "Globex refund rules",
+        "summary": "Globex refunds only within 14 days.",
+        "severity": 3,
+        "enforcement": "fix",
+        "citationRef": "GLX-1 Refunds",
+        "tags": ["refund"],
+        "area": "payments",
+    },
+    {
+        "id": "globex-greeting",
+        "title": "Globex greeting",
+        "summary": "Introduce yourself as the Globex assistant.",
+        "severity": 0.5,
+        "enforcement": "audit",
+        "citationRef": "GLX-0 Greeting",
+        "alwaysOn": True,
+    },
+]
+
+ACME_AREAS = ("privacy", "payments", "conduct")
+ALWAYS_ON_IDS = frozenset(p["id"] for p in ACME_POLICIES if p.get("alwaysOn"))
+APPLIES_WHEN: dict[str, dict[str, Any]] = {
+    p["id"]: p["appliesWhen"] for p in ACME_POLICIES if p.get("appliesWhen")
+}
+AREA_OF: dict[str, str | None] = {p["id"]: p.get("area") for p in ACME_POLICIES}
+ACME_BY_ID: dict[str, dict[str, Any]] = {p["id"]: p for p in ACME_POLICIES}
+
+
+def lifecycle_config() -> dict[str, Any]:
+    """A fresh copy of the test configuration mapping."""
+    settings_all = {
+        "post_inference_checking": "allowed",
+        "tool_call_governance": "allowed",
+        "rate_limit_per_minute": UNLIMITED,
+    }
+    return copy.deepcopy(
+        {
+            "settings": {"conversation_ttl_seconds": DEFAULT_TTL},
+            "tenants": {
+                "acme": {"policies": ACME_POLICIES},
+                "globex": {"policies": GLOBEX_POLICIES},
+            },
+            "keys": [
+                {"key": LIFECYCLE_FULL_KEY, "tenant": "acme", "settings": settings_all},
+                {
+                    "key": LIFECYCLE_READ_KEY,
+                    "tenant": "acme",
+                    "scopes": ["governance:read"],
+                    "settings": {"rate_limit_per_minute": UNLIMITED},
+                },
+                {
+                    "key": LIFECYCLE_CHECK_ONLY_KEY,
+                    "tenant": "acme",
+                    "scopes": ["governance:check"],
+                    "settings": {"rate_limit_per_minute": UNLIMITED},
+                },
+                {"key": LIFECYCLE_REVOKED_KEY, "tenant": "acme", "revoked": True},
+                {
+                    "key_sha256": hashlib.sha256(LIFECYCLE_HASHED_KEY.encode()).hexdigest(),
+                    "tenant": "acme",
+                },
+                {
+                    "key": SHORT_TTL_KEY,
+                    "tenant": "acme",
+                    "settings": {
+                        "conversation_ttl_seconds": SHORT_TTL,
+                        "rate_limit_per_minute": UNLIMITED,
+                    },
+                },
+                {
+                    "key": LIFECYCLE_SLOW_KEY,
+                    "tenant": "acme",
+                    "settings": {"rate_limit_per_minute": SLOW_RATE},
+                },
+                {"key": GLOBEX_KEY, "tenant": "globex", "settings": settings_all},
+            ],
+        }
+    )
+
+
+def applies_when_matches(policy_id: str, attributes: Mapping[str, Any] | None) -> bool:
+    """A model of ``appliesWhen`` for the test policies."""
+    wanted = APPLIES_WHEN.get(policy_id)
+    if not wanted:
+        return True
+    if not attributes:
+        return False
+    for name, allowed in wanted.items():
+        if name not in attributes:
+            return False
+        allowed_values = allowed if isinstance(allowed, list) else [allowed]
+        have = attributes[name]
+        values = have if isinstance(have, list) else [have]
+        if not any(type(v) is type(a) and v == a for v in values for a in allowed_values):
+            return False
+    return True

@@ -9,7 +9,7 @@ import pytest
 
 import govcore
 from govcore.decisions import Decision, DecisionQueue, MemoryDecisionLog
-from tests.checks_support import CHECK_KEY, checks_governance
+from tests.support import CHECKS_KEY, checks_governance
 
 MIXED = "Your card 4111 1111 1111 1111 was charged; write to jane.doe@mail.example.com."
 
@@ -58,7 +58,7 @@ def test_a_blocked_sink_does_not_hold_up_the_check() -> None:
     """Checks answer while the sink is stuck on an earlier record, and the records arrive later."""
     sink = _BlockedSink()
     gov = checks_governance(decision_log=sink)
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     first = client.post_inference({"sessionId": "a", "output": MIXED})
     assert sink.entered.wait(10)  # the sink is now stuck inside its first record
     second = client.post_inference({"sessionId": "b", "output": MIXED})
@@ -74,7 +74,7 @@ def test_a_failing_sink_never_fails_a_check(caplog: pytest.LogCaptureFixture) ->
     gov = checks_governance(decision_log=sink)
     with caplog.at_level("ERROR", logger="govcore.decisions"):
         for number in range(3):
-            verdict = gov.client(CHECK_KEY).post_inference(
+            verdict = gov.client(CHECKS_KEY).post_inference(
                 {"sessionId": f"s{number}", "output": MIXED}
             )
             assert verdict.safe is False
@@ -101,9 +101,9 @@ def test_close_flushes_and_later_records_are_dropped() -> None:
     """Closing delivers everything queued; a record after close is counted as dropped."""
     sink = MemoryDecisionLog()
     with checks_governance(decision_log=sink) as gov:
-        gov.client(CHECK_KEY).post_inference({"sessionId": "s", "output": MIXED})
+        gov.client(CHECKS_KEY).post_inference({"sessionId": "s", "output": MIXED})
     assert len(sink.decisions()) == 1
-    gov.client(CHECK_KEY).post_inference({"sessionId": "s", "output": MIXED})
+    gov.client(CHECKS_KEY).post_inference({"sessionId": "s", "output": MIXED})
     assert gov.decisions_dropped == 1
 
 

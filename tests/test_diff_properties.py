@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.core.conversation import ConversationRules, ConversationState, advance_conversation
-from tests.conftest import (
+from tests.support import (
     ACME_AREAS,
     ACME_BY_ID,
     ACME_POLICIES,
     ALWAYS_ON_IDS,
     AREA_OF,
-    FULL_KEY,
+    LIFECYCLE_FULL_KEY,
     START_TIME,
     FakeClock,
     applies_when_matches,
@@ -147,7 +147,7 @@ def test_diff_is_consistent_turn_by_turn(
     history: list[dict[str, str]] | None,
 ) -> None:
     """Each turn's diff partitions its active policies, agrees with the previous turn and the snapshot."""
-    client = module_governance.client(FULL_KEY)
+    client = module_governance.client(LIFECYCLE_FULL_KEY)
     session_id = _new_session()
     previous: set[str] = set()
     previous_index = len(history) if history else 0
@@ -249,7 +249,7 @@ def test_unselected_policy_is_held_two_turns_then_released(
     region: str,
 ) -> None:
     """A policy no later turn selects stays active for two more turns and is released at the third."""
-    client = module_governance.client(FULL_KEY)
+    client = module_governance.client(LIFECYCLE_FULL_KEY)
     session_id = _new_session()
     context = {"endUserContext": {"attributes": {"region": region}}}
     first = client.record_turn(

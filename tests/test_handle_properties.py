@@ -18,7 +18,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from tests.conftest import ALL_KEYS, FULL_KEY, SLOW_KEY, SLOW_RATE, FakeClock
+from tests.support import (
+    LIFECYCLE_FULL_KEY,
+    LIFECYCLE_KEYS,
+    LIFECYCLE_SLOW_KEY,
+    SLOW_RATE,
+    FakeClock,
+)
 
 _windows = itertools.count()
 ALLOWED_STATUSES = frozenset({200, 204, 400, 401, 403, 404, 405, 429})
@@ -241,9 +247,16 @@ tails = st.sampled_from(["", "", "/", "?", "?a=1", "#x", "?q=%ff&x", "//", "/ext
 paths = st.builds(lambda prefix, route, tail: prefix + route + tail, prefixes, routes, tails)
 
 auth_values = (
-    st.sampled_from([f"Bearer {key}" for key in ALL_KEYS])
+    st.sampled_from([f"Bearer {key}" for key in LIFECYCLE_KEYS])
     | st.sampled_from(
-        ["Bearer", "Bearer ", f"bearer {FULL_KEY}", f"BEARER   {FULL_KEY}  ", "Basic abc", ""]
+        [
+            "Bearer",
+            "Bearer ",
+            f"bearer {LIFECYCLE_FULL_KEY}",
+            f"BEARER   {LIFECYCLE_FULL_KEY}  ",
+            "Basic abc",
+            "",
+        ]
     )
     | st.text(max_size=20).map(lambda s: "Bearer " + s)
     | st.text(max_size=20)
@@ -332,7 +345,7 @@ def test_handle_answers_mutated_requests(
     """A valid request with random damage is answered 200 or 400, never anything else."""
     body = pre_body if endpoint == PRE_PATH else turn_body
     response = module_governance.handle(
-        "POST", endpoint, {"Authorization": f"Bearer {FULL_KEY}"}, body
+        "POST", endpoint, {"Authorization": f"Bearer {LIFECYCLE_FULL_KEY}"}, body
     )
     check_response(response)
     assert response.status in {200, 400}
@@ -340,7 +353,7 @@ def test_handle_answers_mutated_requests(
 
 def test_handle_answers_valid_requests(module_governance: govcore.Governance) -> None:
     """The unmutated requests used as seeds are answered 200 (the mutation tests start valid)."""
-    auth = {"Authorization": f"Bearer {FULL_KEY}"}
+    auth = {"Authorization": f"Bearer {LIFECYCLE_FULL_KEY}"}
     # A fresh idempotencyKey: the mutation tests may have used the seed's with another body.
     fresh_turn = {**VALID_TURN, "idempotencyKey": f"idem-valid-{next(_windows)}"}
     for path, document in ((TURN_PATH, fresh_turn), (PRE_PATH, VALID_PRE)):
@@ -383,7 +396,7 @@ def test_client_raises_only_govcore_errors(
         return  # not representable as a Python mapping: handle's business, tested above
     if not isinstance(payload, dict):
         return
-    client = module_governance.client(FULL_KEY)
+    client = module_governance.client(LIFECYCLE_FULL_KEY)
     error = _client_error(client.pre_inference if pre else client.record_turn, payload)
     if isinstance(error, govcore.InvalidRequestError):
         assert error.details
@@ -430,7 +443,9 @@ def test_deep_nesting_is_answered(
     target[where[-1]] = "\x00NESTED\x00"
     text = json.dumps(document).replace(json.dumps("\x00NESTED\x00"), _nested_text(depth, as_list))
 
-    response = module_governance.handle("POST", path, {"Authorization": f"Bearer {FULL_KEY}"}, text)
+    response = module_governance.handle(
+        "POST", path, {"Authorization": f"Bearer {LIFECYCLE_FULL_KEY}"}, text
+    )
     check_response(response)
     assert response.status in {200, 400}
 
@@ -438,7 +453,7 @@ def test_deep_nesting_is_answered(
         payload = json.loads(text)
     except RecursionError:
         return
-    client = module_governance.client(FULL_KEY)
+    client = module_governance.client(LIFECYCLE_FULL_KEY)
     error = _client_error(client.pre_inference if path == PRE_PATH else client.record_turn, payload)
     assert error is None or error.status == 400
 
@@ -463,7 +478,9 @@ def test_wrong_method_is_405_with_allow(
     }[path]
     if method.upper() in allowed:
         return
-    response = module_governance.handle(method, path, {"Authorization": f"Bearer {FULL_KEY}"}, "{}")
+    response = module_governance.handle(
+        method, path, {"Authorization": f"Bearer {LIFECYCLE_FULL_KEY}"}, "{}"
+    )
     check_response(response)
     assert response.status == 405
     allow = _header(response, "allow")
@@ -498,7 +515,7 @@ def test_rate_limited_key_gets_429_with_retry_after(
     for number, (method, path) in enumerate(requests):
         payload = turn if path == TURN_PATH else body if method == "POST" else None
         response = module_governance.handle(
-            method, path, {"Authorization": f"Bearer {SLOW_KEY}"}, payload
+            method, path, {"Authorization": f"Bearer {LIFECYCLE_SLOW_KEY}"}, payload
         )
         check_response(response)
         if number < SLOW_RATE:

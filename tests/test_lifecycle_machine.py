@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 import govcore
-from tests.conftest import (
+from tests.support import (
     DEFAULT_TTL,
-    FULL_KEY,
     GLOBEX_KEY,
+    LIFECYCLE_FULL_KEY,
     SHORT_TTL,
     SHORT_TTL_KEY,
     FakeClock,
-    build_config,
+    lifecycle_config,
 )
 
 # Built once for the module; every machine run uses its own session ids on the shared clock,
@@ -38,10 +38,10 @@ CLOCK = FakeClock()
 @functools.cache
 def _gov() -> govcore.Governance:
     """The shared governance, built on first use (not at import)."""
-    return govcore.Governance.from_config(build_config(), clock=CLOCK)
+    return govcore.Governance.from_config(lifecycle_config(), clock=CLOCK)
 
 
-KEY_TTL = {FULL_KEY: DEFAULT_TTL, SHORT_TTL_KEY: SHORT_TTL}
+KEY_TTL = {LIFECYCLE_FULL_KEY: DEFAULT_TTL, SHORT_TTL_KEY: SHORT_TTL}
 _runs = itertools.count()
 
 NAMES = st.sampled_from(["a", "b", "c"])
@@ -96,7 +96,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
         return entry
 
     def check_present(self, name: str, entry: Entry) -> None:
-        snapshot = _gov().client(FULL_KEY).get_conversation(self.sid(name))
+        snapshot = _gov().client(LIFECYCLE_FULL_KEY).get_conversation(self.sid(name))
         assert snapshot.session_id == self.sid(name)
         assert snapshot.turn_count == entry.turn_count
         assert math.isclose(_epoch(snapshot.updated_at), entry.last_turn, abs_tol=0.002)
@@ -131,7 +131,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
             response = _gov().handle(
                 "GET",
                 f"/api/v1/agent/governance/conversation/{self.sid(name)}",
-                {"Authorization": f"Bearer {FULL_KEY}"},
+                {"Authorization": f"Bearer {LIFECYCLE_FULL_KEY}"},
                 None,
             )
             if entry is None:
@@ -142,7 +142,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
                 assert response.json()["turnCount"] == entry.turn_count
         elif entry is None:
             with pytest.raises(govcore.NotFoundError):
-                _gov().client(FULL_KEY).get_conversation(self.sid(name))
+                _gov().client(LIFECYCLE_FULL_KEY).get_conversation(self.sid(name))
         else:
             self.check_present(name, entry)
 
@@ -192,7 +192,7 @@ class ConversationLifecycle(RuleBasedStateMachine):
             entry = self.live(name)
             if entry is None:
                 with pytest.raises(govcore.NotFoundError):
-                    _gov().client(FULL_KEY).get_conversation(self.sid(name))
+                    _gov().client(LIFECYCLE_FULL_KEY).get_conversation(self.sid(name))
             else:
                 self.check_present(name, entry)
 

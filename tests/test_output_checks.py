@@ -14,17 +14,17 @@ import pytest
 
 import govcore
 from govcore.errors import InvalidRequestError, PermissionDeniedError
-from tests.checks_support import (
-    CHECK_KEY,
+from tests.support import (
+    CHECKS_KEY,
+    CHECKS_NO_FEATURE_KEY,
+    CHECKS_READ_ONLY_KEY,
     DETECT_POLICIES,
-    NO_FEATURE_KEY,
     OUTPUT_VIOLATION_FIELDS,
     POLICY_OF_SAMPLE,
-    READ_ONLY_KEY,
     SAMPLES,
+    bearer,
     checks_governance,
 )
-from tests.support import bearer
 
 POST_FIELDS = {
     "safe",
@@ -61,7 +61,7 @@ def _wire(model: Any) -> dict[str, Any]:
 
 def _post(gov: govcore.Governance, output: str, **extra: Any) -> dict[str, Any]:
     body = {"sessionId": "out-1", "output": output, **extra}
-    return _wire(gov.client(CHECK_KEY).post_inference(body))
+    return _wire(gov.client(CHECKS_KEY).post_inference(body))
 
 
 def _rule(policy_id: str) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def test_handle_answers_the_same_verdict_as_the_client(gov: govcore.Governance) 
     expected = _post(gov, MIXED, traceId="trace-handle")
     body = json.dumps({"sessionId": "out-1", "output": MIXED, "traceId": "trace-handle"})
     for path in ("/governance/post-inference", "/api/v1/agent/governance/post-inference"):
-        response = gov.handle("POST", path, bearer(CHECK_KEY), body)
+        response = gov.handle("POST", path, bearer(CHECKS_KEY), body)
         assert response.status == 200
         assert response.headers["content-type"].startswith("application/json")
         assert response.json() == expected
@@ -206,7 +206,9 @@ ENDPOINTS = [
 ]
 
 
-@pytest.mark.parametrize("key", [NO_FEATURE_KEY, READ_ONLY_KEY], ids=["no-feature", "read-only"])
+@pytest.mark.parametrize(
+    "key", [CHECKS_NO_FEATURE_KEY, CHECKS_READ_ONLY_KEY], ids=["no-feature", "read-only"]
+)
 @pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS, ids=lambda e: str(e)[:20])
 def test_output_checks_refused_without_feature_or_scope(
     gov: govcore.Governance, key: str, method: str, path: str, body: dict[str, Any]
@@ -222,7 +224,7 @@ def test_output_checks_refused_without_feature_or_scope(
 def test_output_over_the_size_limit_is_400_naming_output() -> None:
     """An output over `max_output_bytes` (in UTF-8 bytes) is refused with 400 naming `output`."""
     gov = checks_governance(max_output_bytes=1024)
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     assert client.post_inference({"sessionId": "s", "output": "a" * 1024}).safe is True
     for too_big in ("a" * 1025, "€" * 342):
         with pytest.raises(InvalidRequestError) as caught:
@@ -231,7 +233,7 @@ def test_output_over_the_size_limit_is_400_naming_output() -> None:
         response = gov.handle(
             "POST",
             "/governance/post-inference",
-            bearer(CHECK_KEY),
+            bearer(CHECKS_KEY),
             json.dumps({"sessionId": "s", "output": too_big}),
         )
         assert response.status == 400
@@ -241,7 +243,7 @@ def test_output_over_the_size_limit_is_400_naming_output() -> None:
 @pytest.mark.parametrize("method", ["check_output_stream", "finalize_output"])
 def test_full_text_over_the_size_limit_is_400_naming_full_text(method: str) -> None:
     """A `fullText` over `max_output_bytes` is refused with 400 naming `fullText`."""
-    client = checks_governance(max_output_bytes=1024).client(CHECK_KEY)
+    client = checks_governance(max_output_bytes=1024).client(CHECKS_KEY)
     body = {"sessionId": "s", "fullText": "b" * 1025, "lastCheckedOffset": 0, "isFinal": True}
     with pytest.raises(InvalidRequestError) as caught:
         getattr(client, method)(body)
@@ -250,7 +252,7 @@ def test_full_text_over_the_size_limit_is_400_naming_full_text(method: str) -> N
 
 def test_finalize_gives_the_post_inference_verdict(gov: govcore.Governance) -> None:
     """Finalize answers the post-inference verdict of the whole `fullText`."""
-    final = _wire(gov.client(CHECK_KEY).finalize_output(STREAM_BODY))
+    final = _wire(gov.client(CHECKS_KEY).finalize_output(STREAM_BODY))
     post = _post(gov, MIXED)
     assert set(final) == POST_FIELDS
     final.pop("traceId"), post.pop("traceId")
@@ -259,7 +261,7 @@ def test_finalize_gives_the_post_inference_verdict(gov: govcore.Governance) -> N
 
 def test_finalize_treats_a_missing_or_false_is_final_as_final(gov: govcore.Governance) -> None:
     """Finalize gives the whole-text verdict also when `isFinal` is false or left out."""
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     expected = _post(gov, MIXED)
     expected.pop("traceId")
     for body in (
@@ -288,7 +290,7 @@ def test_check_output_on_the_turn_is_the_post_inference_verdict(
     gov: govcore.Governance, areas: list[str] | None
 ) -> None:
     """`postInferenceCheck` is the post-inference verdict of the content, with the turn's areas."""
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     turn = _wire(client.record_turn(_turn(MIXED, policyAreaIds=areas)))
     check = turn["postInferenceCheck"]
     assert set(check) == POST_FIELDS
@@ -301,17 +303,17 @@ def test_check_output_on_the_turn_is_the_post_inference_verdict(
 def test_turn_without_check_output_has_no_check(gov: govcore.Governance) -> None:
     """A plain turn answers `postInferenceCheck: null`."""
     body = {"sessionId": "turn-plain", "turn": {"role": "assistant", "content": MIXED}}
-    assert gov.client(CHECK_KEY).record_turn(body).post_inference_check is None
+    assert gov.client(CHECKS_KEY).record_turn(body).post_inference_check is None
 
 
 def test_check_output_needs_the_feature_and_an_assistant_turn(gov: govcore.Governance) -> None:
     """`checkOutput` without `post_inference_checking` is 403, and on a user turn 400."""
     with pytest.raises(PermissionDeniedError):
-        gov.client(NO_FEATURE_KEY).record_turn(_turn(MIXED))
+        gov.client(CHECKS_NO_FEATURE_KEY).record_turn(_turn(MIXED))
     user_turn = _turn(MIXED)
     user_turn["turn"]["role"] = "user"
     with pytest.raises(InvalidRequestError) as caught:
-        gov.client(CHECK_KEY).record_turn(user_turn)
+        gov.client(CHECKS_KEY).record_turn(user_turn)
     assert "checkOutput" in str(caught.value) or any(
         "checkOutput" in d.field for d in caught.value.details
     )
@@ -328,7 +330,7 @@ def _decisions(gov: govcore.Governance) -> list[Any]:
 def test_each_check_adds_one_decision_without_the_text() -> None:
     """Every check records one decision that matches its answer and never holds the text."""
     gov = checks_governance()
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     post = client.post_inference({"sessionId": "d-1", "output": MIXED, "traceId": "trace-d1"})
     final = client.finalize_output({**STREAM_BODY, "sessionId": "d-2"})
     stream = client.check_output_stream({**STREAM_BODY, "sessionId": "d-3"})
@@ -347,7 +349,7 @@ def test_each_check_adds_one_decision_without_the_text() -> None:
     ]
     first = decisions[0]
     assert first.tenant == "acme"
-    assert CHECK_KEY not in first.to_json()
+    assert CHECKS_KEY not in first.to_json()
     assert first.policy_ids == tuple(post.policy_citations)
     assert first.violations == len(post.violations)
     assert first.risk_score == post.risk_score
@@ -361,7 +363,7 @@ def test_each_check_adds_one_decision_without_the_text() -> None:
 def test_decision_log_holds_the_text_only_when_configured() -> None:
     """With `decision_log_include_text` the checked output is kept in the decision."""
     gov = checks_governance(decision_log_include_text=True)
-    gov.client(CHECK_KEY).post_inference({"sessionId": "d-1", "output": MIXED})
+    gov.client(CHECKS_KEY).post_inference({"sessionId": "d-1", "output": MIXED})
     [decision] = _decisions(gov)
     assert decision.text == MIXED
 
@@ -370,7 +372,7 @@ def test_jsonl_sink_writes_one_line_per_decision(tmp_path: Path) -> None:
     """With `decision_log_path` each decision is one JSON line, without the checked text."""
     path = tmp_path / "decisions.jsonl"
     gov = checks_governance(decision_log_path=str(path))
-    client = gov.client(CHECK_KEY)
+    client = gov.client(CHECKS_KEY)
     traces = [
         client.post_inference({"sessionId": f"j-{i}", "output": MIXED}).trace_id for i in range(3)
     ]

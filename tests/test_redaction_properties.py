@@ -18,15 +18,16 @@ from hypothesis import strategies as st
 import govcore
 from govcore.core.violations import redact
 from govcore.detection.pii import DEFAULT_REPLACEMENTS
-from tests.checks_support import (
-    CHECK_KEY,
+from tests.support import (
+    CHECKS_KEY,
     POLICY_OF_SAMPLE,
     SAMPLES,
     checks_governance,
     detect_scanner,
+    policy,
     private_key_block,
+    risk_of,
 )
-from tests.support import policy, risk_of
 
 PII_POLICIES = {"card-data", "bank-details", "contact-data", "gov-ids", "secrets", "network"}
 PII_SAMPLES = [s for s in SAMPLES if POLICY_OF_SAMPLE[s] in PII_POLICIES] + [
@@ -56,7 +57,7 @@ def _gov() -> govcore.Governance:
 
 
 def _client() -> govcore.GovernanceClient:
-    return _gov().client(CHECK_KEY)
+    return _gov().client(CHECKS_KEY)
 
 
 SCANNER = detect_scanner()

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.core.render import HEADER, render_injection_block
-from tests.conftest import FULL_KEY, FakeClock
+from tests.support import LIFECYCLE_FULL_KEY, FakeClock
 
 MARK = "§"
 """Only citations contain it: ``[REF<i>§`` finds policy ``i`` in a block."""
@@ -226,7 +226,7 @@ def test_roomy_budget_cites_every_active_policy(
 
 def test_client_budget_fits_with_test_config(module_governance: govcore.Governance) -> None:
     """The smallest budget still yields an estimate within it for a turn naming many policies."""
-    client = module_governance.client(FULL_KEY)
+    client = module_governance.client(LIFECYCLE_FULL_KEY)
     turn = client.record_turn(
         {
             "sessionId": f"render-{next(_session_ids)}",

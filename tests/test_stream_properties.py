@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 import govcore
 from govcore.core.stream_window import STREAM_MATCH_HOLD, STREAM_TOKEN_HOLD, STREAM_TRIGGER
 from govcore.errors import InvalidRequestError
-from tests.checks_support import (
-    CHECK_KEY,
+from tests.support import (
+    CHECKS_KEY,
     SAMPLES,
     STREAM_VIOLATION_FIELDS,
+    bearer,
     checks_governance,
     detect_scanner,
     private_key_block,
 )
-from tests.support import bearer
 
 STREAM_FIELDS = {"sessionId", "newViolations", "watermark", "isComplete", "riskScore", "traceId"}
 INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\u2060", "\u202e", "\U000e0041", "\ufeff"]
@@ -69,7 +69,7 @@ def _gov() -> govcore.Governance:
 
 
 def _client() -> govcore.GovernanceClient:
-    return _gov().client(CHECK_KEY)
+    return _gov().client(CHECKS_KEY)
 
 
 def _hide(value: str, positions: list[int], marks: list[str]) -> str:
@@ -312,7 +312,7 @@ def test_last_checked_offset_outside_full_text_is_400(offset: int) -> None:
         _client().check_output_stream(body)
     assert [d.field for d in caught.value.details] == ["lastCheckedOffset"]
     for path in ("/governance/check-output/stream", "/governance/check-output/finalize"):
-        response = _gov().handle("POST", path, bearer(CHECK_KEY), json.dumps(body))
+        response = _gov().handle("POST", path, bearer(CHECKS_KEY), json.dumps(body))
         assert response.status == 400
         assert [d["field"] for d in response.json()["details"]] == ["lastCheckedOffset"]
 
