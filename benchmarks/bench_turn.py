@@ -89,8 +89,8 @@ TURNS_PER_CONVERSATION = 5
 WARMUP_CONVERSATIONS = 200
 
 # Targets (from the issues; the specification's 100 ms / 500 ms are the ceiling, not the goal).
-TARGET_P50_10K_MS = 2.0
-TARGET_P99_10K_MS = 10.0
+TARGET_P50_10K_MS = 1.0  # the architecture issue: p50 under 1 ms, p99 under 5 ms at 10,000
+TARGET_P99_10K_MS = 5.0
 TARGET_P50_100K_MS = 15.0
 TARGET_BIG_TURN_RATIO = 2.0
 TARGET_INDEX_10K_S = 2.0

@@ -21,6 +21,7 @@ from govcore.errors import (
     MethodNotAllowedError,
     NotFoundError,
     RateLimitedError,
+    clip,
 )
 from govcore.service.access import bearer_token
 from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, call
@@ -79,9 +80,11 @@ def _route(method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
                 return endpoints[method], unquote(rest, errors="strict")
             methods.update(endpoints)
     if not methods:
-        raise NotFoundError(f"no endpoint at {path!r}")
+        raise NotFoundError(f"no endpoint at {clip(path, 200)!r}")
     allowed = sorted(methods)
-    raise MethodNotAllowedError(f"{method} is not allowed here; use {', '.join(allowed)}", allowed)
+    raise MethodNotAllowedError(
+        f"{clip(method, 20)} is not allowed here; use {', '.join(allowed)}", allowed
+    )
 
 
 def _error_response(error: GovcoreError) -> HttpResponse:

@@ -207,3 +207,14 @@ def test_two_different_authorization_headers_are_refused(gov: govcore.Governance
     assert "conflicting" in response.json()["message"]
     same_twice = [("Authorization", f"Bearer {FULL_KEY}")] * 2
     assert gov.handle("GET", "/governance/conversation/nobody", same_twice, None).status == 404
+
+
+def test_routing_errors_quote_bounded_caller_input(gov: govcore.Governance) -> None:
+    """A megabyte path or method gives a 404 or 405 whose body stays small."""
+    long_path = "/governance/" + "x" * 1_000_000
+    response = gov.handle("GET", long_path, bearer(FULL_KEY), None)
+    assert response.status == 404
+    assert len(response.body) < 1_000
+    response = gov.handle("P" * 100_000, "/governance/conversation/turn", bearer(FULL_KEY), "{}")
+    assert response.status == 405
+    assert len(response.body) < 1_000

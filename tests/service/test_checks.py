@@ -14,6 +14,7 @@ import pytest
 
 import govcore
 from govcore.errors import InvalidRequestError, PermissionDeniedError
+from govcore.testing import FakeClock
 from tests.support import (
     CHECKS_KEY,
     CHECKS_NO_FEATURE_KEY,
@@ -24,6 +25,7 @@ from tests.support import (
     SAMPLES,
     bearer,
     checks_governance,
+    policy,
 )
 
 POST_FIELDS = {
@@ -385,3 +387,43 @@ def test_jsonl_sink_writes_one_line_per_decision(tmp_path: Path) -> None:
     assert [r["session_id"] for r in records] == ["j-0", "j-1", "j-2", "j-3"]
     assert "4111" not in path.read_text(encoding="utf-8")
     assert all("text" not in r for r in records)
+
+
+def test_violations_listed_are_capped_and_the_verdict_covers_all() -> None:
+    """An output with more violations than `max_violations_per_check` lists only the first ones
+    in text order, while the redaction removes every one of them and the verdict counts them."""
+    gov = checks_governance(max_violations_per_check=5)
+    emails = [f"user{i}@example.com" for i in range(40)]
+    output = " and ".join(emails)
+    verdict = gov.client(CHECKS_KEY).post_inference({"sessionId": "cap", "output": output})
+    assert [v.matched_text for v in verdict.violations] == emails[:5]
+    assert not any(email in verdict.suggested_redaction for email in emails)
+    uncapped = (
+        checks_governance()
+        .client(CHECKS_KEY)
+        .post_inference({"sessionId": "cap", "output": output})
+    )
+    assert len(uncapped.violations) == 40
+    assert verdict.risk_score == uncapped.risk_score
+    assert verdict.safe == uncapped.safe
+
+
+def test_tool_call_violations_are_capped() -> None:
+    """A tool call with many offending values lists at most the cap, and is still decided on all."""
+    email_policy = policy("emails", enforcement="fix", alwaysOn=True, detect=[{"pii": "email"}])
+    cfg = {
+        "settings": {"max_violations_per_check": 3},
+        "tenants": {"t": {"policies": [email_policy]}},
+        "keys": [
+            {"key": CHECKS_KEY, "tenant": "t", "settings": {"tool_call_governance": "allowed"}}
+        ],
+    }
+    gov = govcore.Governance.from_config(cfg, clock=FakeClock())
+    arguments = {"to": [f"user{i}@example.com" for i in range(20)]}
+    decision = gov.client(CHECKS_KEY).check_tool_call(
+        {"sessionId": "cap", "toolName": "send", "arguments": arguments}
+    )
+    assert len(decision.violations) == 3
+    assert decision.allow is False
+    assert decision.suggested_arguments is not None
+    assert not any("@" in value for value in decision.suggested_arguments["to"])
