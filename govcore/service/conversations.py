@@ -62,11 +62,13 @@ def _select(
     settings = service.settings
     window = settings.retrieval_window_chars
     recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
-    hits = tenant.index.search(
-        bounded_window(text, window),
-        top_k=retrieval_depth(settings.retrieval_top_k),
-        areas=areas,
-        context=[entry[-window:] for entry in recent],
+    hits = service.retrieval(
+        lambda: tenant.index.search(
+            bounded_window(text, window),
+            top_k=retrieval_depth(settings.retrieval_top_k),
+            areas=areas,
+            context=[entry[-window:] for entry in recent],
+        )
     )
     return select_policies(hits, tenant.policy_set, attributes, settings.retrieval_top_k)
 

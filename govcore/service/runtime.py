@@ -75,8 +75,11 @@ class Service:
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
         )
-        self._backend_errors: tuple[type[BaseException], ...] = tuple(
+        self._store_errors: tuple[type[BaseException], ...] = tuple(
             getattr(store, "backend_errors", ())
+        )
+        self._retriever_errors: tuple[type[BaseException], ...] = tuple(
+            getattr(retriever, "backend_errors", ())
         )
 
     # --- access ----------------------------------------------------------------------------
@@ -117,8 +120,17 @@ class Service:
             return operation()
         except GovcoreError:
             raise
-        except self._backend_errors as exc:
+        except self._store_errors as exc:
             raise BackendError(f"the store is unavailable ({type(exc).__name__})") from exc
+
+    def retrieval(self, operation: Callable[[], T]) -> T:
+        """Run a retrieval; the exception types the retriever declares become a 503."""
+        try:
+            return operation()
+        except GovcoreError:
+            raise
+        except self._retriever_errors as exc:
+            raise BackendError(f"retrieval is unavailable ({type(exc).__name__})") from exc
 
     @staticmethod
     def pure(step: Callable[..., T]) -> Callable[..., T]:

@@ -405,3 +405,43 @@ def test_a_corrupt_pre_inference_cache_entry_is_503_and_logged(
     )
     assert fresh.status == 200
     assert fresh.json()["cacheHit"] is False
+
+
+class _RemoteIndexDownError(Exception):
+    """What a remote retrieval service's client raises when it cannot be reached."""
+
+
+class _RemoteRetriever:
+    """A retriever that declares its outage error, and whose index is unreachable."""
+
+    backend_errors = (_RemoteIndexDownError,)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def index(self, policies: Any) -> Any:
+        error = self.error
+
+        class _Index:
+            def search(self, query: str, **_: Any) -> list[Any]:
+                raise error
+
+        return _Index()
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (_RemoteIndexDownError("timeout"), 503, "backend_unavailable"),
+        (KeyError("bug"), 500, "internal_error"),
+    ],
+)
+def test_retriever_errors_by_declaration(error: Exception, status: int, code: str) -> None:
+    """A retriever's declared error is a 503 and any other one a 500, as for stores."""
+    gov = govcore.Governance.from_config(
+        config(), clock=FakeClock(), retriever=_RemoteRetriever(error)
+    )
+    response = gov.handle(
+        "POST", "/governance/conversation/turn", bearer(FULL_KEY), json.dumps(turn("s", "hi"))
+    )
+    assert (response.status, response.json()["error"]) == (status, code)
