@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -106,11 +107,13 @@ def test_typed_client_compares_the_key_exactly(gov: govcore.Governance, char: st
             gov.client(key).get_conversation("s")
 
 
-# One instance for the properties below (a fixture is not reset between examples); its rate
-# limit is high enough for all of them.
-_UNLIMITED = govcore.Governance.from_config(
-    config(default_rate_limit_per_minute=1_000_000), clock=FakeClock()
-)
+@functools.cache
+def _unlimited() -> govcore.Governance:
+    """One instance for the properties below (a fixture is not reset between examples), built
+    on first use; its rate limit is high enough for all of them."""
+    return govcore.Governance.from_config(
+        config(default_rate_limit_per_minute=1_000_000), clock=FakeClock()
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -125,7 +128,7 @@ def test_space_and_tab_around_the_key_still_authenticate(
 ) -> None:
     """HTTP's optional whitespace (space, tab) around the value and after the scheme is
     ignored, and the scheme name is case-insensitive."""
-    assert _auth(_UNLIMITED, f"{before}{scheme}{between}{FULL_KEY}{after}").status == 200
+    assert _auth(_unlimited(), f"{before}{scheme}{between}{FULL_KEY}{after}").status == 200
 
 
 @settings(max_examples=200, deadline=None)
@@ -145,7 +148,7 @@ def test_any_other_whitespace_or_control_breaks_the_key(junk: str, where: str) -
         "after": f"Bearer {FULL_KEY}{junk}",
         "scheme": f"Bearer{junk}{FULL_KEY}",
     }[where]
-    assert _auth(_UNLIMITED, value).status == 401
+    assert _auth(_unlimited(), value).status == 401
 
 
 def test_unknown_and_revoked_keys_get_identical_401s(gov: govcore.Governance) -> None:
