@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from rapidfuzz import fuzz, process
 
 __all__ = [
     "closest_name",
@@ -46,6 +45,8 @@ def closest_name(name: str, candidates: Iterable[str]) -> str | None:
         # long matches nothing, and a caller's megabyte-long name is not worth comparing.
         return None
     # Folded against folded: the case and separators a caller got wrong do not count.
+    from rapidfuzz import fuzz, process  # imported on the first misspelt field, not with govcore
+
     match = process.extractOne(key, list(folded), scorer=fuzz.ratio, score_cutoff=_MIN_SIMILARITY)
     return None if match is None else folded[match[0]]
 

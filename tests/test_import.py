@@ -13,10 +13,10 @@ from tests.support import policy
 _HEAVY = ("numpy", "scipy", "sklearn")
 
 
-def _loaded_after(code: str) -> list[str]:
-    """Run ``code`` in a fresh interpreter; the heavy top-level modules it left imported."""
+def _loaded_after(code: str, watched: tuple[str, ...] = _HEAVY) -> list[str]:
+    """Run ``code`` in a fresh interpreter; which of the ``watched`` modules it left imported."""
     probe = (
-        f"{code}\nimport json, sys\nprint(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))"
+        f"{code}\nimport json, sys\nprint(json.dumps([m for m in {watched!r} if m in sys.modules]))"
     )
     completed = subprocess.run(  # noqa: S603 - our own interpreter and code
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
@@ -28,6 +28,16 @@ def _loaded_after(code: str) -> list[str]:
 def test_import_govcore_loads_no_numeric_library() -> None:
     """Importing govcore (and its CLI) imports neither scikit-learn, SciPy nor NumPy."""
     assert _loaded_after("import govcore, govcore.cli, govcore.backends") == []
+
+
+def test_import_govcore_leaves_yaml_and_rapidfuzz_for_later() -> None:
+    """PyYAML loads with the first YAML file read, RapidFuzz with the first misspelt field."""
+    assert _loaded_after("import govcore", ("yaml", "rapidfuzz")) == []
+    assert _loaded_after(
+        "import govcore\ntry:\n    govcore.Governance.from_config({'tenant': {}})\n"
+        "except govcore.ConfigError:\n    pass",
+        ("rapidfuzz",),
+    ) == ["rapidfuzz"]
 
 
 def test_building_an_index_loads_the_numeric_stack() -> None:
