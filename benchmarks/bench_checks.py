@@ -406,7 +406,7 @@ def stream_section(seed: int, quick: bool) -> None:
     gov = make_governance(1000, seed)
     client = gov.client(KEY)
     text = make_text(25_000 if quick else 100_000, seed + 4)
-    scanner = gov._tenants["bench"].scanner
+    scanner = gov._service.tenants["bench"].scanner
     repeat = 2 if quick else 7
 
     naive = measure(lambda: naive_stream(scanner, text), repeat=1, warmup=0)

@@ -78,7 +78,13 @@ class DecisionLog(Protocol):
 
 
 class MemoryDecisionLog:
-    """The latest ``maxlen`` decisions in memory (the default)."""
+    """The latest ``maxlen`` decisions in memory (the default).
+
+    Recording is one append to a bounded deque, so it is written directly rather than through
+    the background queue (``blocking = False``): its decisions are readable at once.
+    """
+
+    blocking = False
 
     def __init__(self, maxlen: int = 10_000) -> None:
         self._decisions: deque[Decision] = deque(maxlen=maxlen)
@@ -126,19 +132,33 @@ class DecisionQueue:
     :meth:`record` never blocks and never raises: when ``maxsize`` records are waiting, the new
     one is dropped and counted in :attr:`dropped`. A sink that raises loses that record (counted
     in :attr:`failed`, logged) and keeps receiving the next ones. The thread starts with the
-    first record; :meth:`flush` waits until everything queued so far has reached the sink, and
+    first record and hands records over in batches: it wakes when ``batch`` records wait, or
+    ``interval`` seconds after it last did, so a check costs a deque append, not a thread
+    switch. :meth:`flush` waits until everything queued so far has reached the sink, and
     :meth:`close` flushes and stops the thread.
+
+    A sink that declares ``blocking = False`` (the in-memory :class:`MemoryDecisionLog`, which
+    only appends to a bounded deque) is written directly, with no thread at all.
 
     Args:
         sink: where the records go.
         maxsize: how many records may wait.
+        batch: how many waiting records wake the thread before its interval is up.
+        interval: the longest a record waits for the thread, in seconds.
     """
 
-    def __init__(self, sink: DecisionLog, maxsize: int = 10_000) -> None:
+    def __init__(
+        self, sink: DecisionLog, maxsize: int = 10_000, *, batch: int = 256, interval: float = 0.1
+    ) -> None:
         self.sink = sink
+        self._direct = getattr(sink, "blocking", True) is False
         self._maxsize = maxsize
-        self._pending: deque[Decision] = deque()
+        self._batch = batch
+        self._interval = interval
+        self._pending: deque[Decision] = deque()  # appended without the lock: deque is atomic
         self._in_flight = 0  # taken off the queue, not yet through the sink
+        self._waiting_flushes = 0
+        self._idle = False  # the thread sleeps until a record comes: the next one wakes it
         self._condition = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -149,19 +169,18 @@ class DecisionQueue:
 
     def record(self, decision: Decision) -> None:
         """Queue ``decision`` for the sink; drop it when the queue is full."""
-        with self._condition:
-            if self._closed or len(self._pending) >= self._maxsize:
-                self.dropped += 1
-                if self.dropped == 1 or self.dropped % 1000 == 0:
-                    _log.warning("decision log queue full: %d records dropped", self.dropped)
-                return
-            self._pending.append(decision)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._drain, name="govcore-decision-log", daemon=True
-                )
-                self._thread.start()
-            self._condition.notify_all()
+        if self._closed or len(self._pending) >= self._maxsize:
+            self._drop()
+            return
+        if self._direct:
+            self._deliver(decision)
+            return
+        self._pending.append(decision)
+        if self._thread is None:
+            self._start()
+        if self._idle or len(self._pending) >= self._batch:
+            with self._condition:
+                self._condition.notify_all()
 
     def flush(self, timeout: float | None = 10.0) -> bool:
         """Wait until every record queued so far has been through the sink.
@@ -170,9 +189,14 @@ class DecisionQueue:
             Whether it finished within ``timeout`` seconds.
         """
         with self._condition:
-            return self._condition.wait_for(
-                lambda: not self._pending and not self._in_flight, timeout=timeout
-            )
+            self._waiting_flushes += 1
+            self._condition.notify_all()
+            try:
+                return self._condition.wait_for(
+                    lambda: not self._pending and not self._in_flight, timeout=timeout
+                )
+            finally:
+                self._waiting_flushes -= 1
 
     def close(self, timeout: float | None = 10.0) -> bool:
         """Flush, then stop the thread; later records are dropped.
@@ -189,20 +213,41 @@ class DecisionQueue:
             thread.join(timeout)
         return flushed
 
+    def _drop(self) -> None:
+        self.dropped += 1
+        if self.dropped == 1 or self.dropped % 1000 == 0:
+            _log.warning("decision log queue full or closed: %d records dropped", self.dropped)
+
+    def _start(self) -> None:
+        with self._condition:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._drain, name="govcore-decision-log", daemon=True
+                )
+                self._thread.start()
+
+    def _deliver(self, decision: Decision) -> None:
+        try:
+            self.sink.record(decision)
+        except Exception:  # a failing audit sink must not fail a check or stop the log
+            self.failed += 1
+            _log.exception("decision log sink failed; the record is lost")
+
     def _drain(self) -> None:
         while True:
             with self._condition:
-                self._condition.wait_for(lambda: self._pending or self._closed)
-                if not self._pending:
+                self._condition.wait_for(
+                    lambda: (
+                        len(self._pending) >= self._batch or self._waiting_flushes or self._closed
+                    ),
+                    timeout=self._interval,
+                )
+                if self._closed and not self._pending:
                     return
-                decision = self._pending.popleft()
-                self._in_flight += 1
-            try:
-                self.sink.record(decision)
-            except Exception:  # a failing audit sink must not stop the log
-                self.failed += 1
-                _log.exception("decision log sink failed; the record is lost")
-            finally:
-                with self._condition:
-                    self._in_flight -= 1
-                    self._condition.notify_all()
+                batch = [self._pending.popleft() for _ in range(len(self._pending))]
+                self._in_flight = len(batch)
+            for decision in batch:
+                self._deliver(decision)
+            with self._condition:
+                self._in_flight = 0
+                self._condition.notify_all()

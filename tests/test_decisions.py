@@ -111,3 +111,36 @@ def test_sink_path_in_a_missing_directory_is_a_config_error(tmp_path: Path) -> N
     """A decision_log_path whose directory does not exist is refused when the config loads."""
     with pytest.raises(govcore.ConfigError, match="decision_log_path"):
         checks_governance(decision_log_path=str(tmp_path / "missing" / "decisions.jsonl"))
+
+
+class _SignallingSink:
+    """A sink that says when a record arrives."""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Event()
+        self.records: list[Decision] = []
+
+    def record(self, decision: Decision) -> None:
+        self.records.append(decision)
+        self.arrived.set()
+
+
+def test_records_after_an_idle_spell_still_arrive_without_a_flush() -> None:
+    """A record queued while the thread sleeps with nothing to do wakes it and arrives."""
+    sink = _SignallingSink()
+    queue = DecisionQueue(sink, interval=0.01)
+    queue.record(_decision(0))
+    assert queue.flush()
+    sink.arrived.clear()
+    queue.record(_decision(1))
+    assert sink.arrived.wait(10)
+    assert [d.decision_id for d in sink.records] == ["0", "1"]
+    queue.close()
+
+
+def test_the_in_memory_log_is_written_at_once() -> None:
+    """The default in-memory log needs no flush: a check's decision is readable right after it."""
+    sink = MemoryDecisionLog()
+    gov = checks_governance(decision_log=sink)
+    gov.client(CHECKS_KEY).post_inference({"sessionId": "s", "output": MIXED})
+    assert len(sink.decisions()) == 1

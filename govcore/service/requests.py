@@ -160,25 +160,27 @@ def check_tool_arguments(arguments: Mapping[str, Any], limit: int) -> None:
     """Refuse tool-call ``arguments`` whose compact JSON form is longer than ``limit`` bytes.
 
     The size is that of ``json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)``
-    in UTF-8, counted as it is produced and abandoned as soon as it passes ``limit``: the cost
-    is bounded by the limit, not by what the caller sent. ``arguments`` must already be
-    validated JSON (``ToolCallRequest`` does that).
+    in UTF-8. ``arguments`` must already be validated JSON (``ToolCallRequest`` does that), so
+    encoding them costs about what validating them did: one pass of the C encoder (a quarter of
+    the time of measuring piece by piece, which could stop at the limit but costs more on every
+    ordinary call).
 
     Raises:
         InvalidRequestError: naming ``arguments`` and the limit.
     """
-    size = 0
-    for chunk in _ARGUMENT_ENCODER.iterencode(arguments):
-        size += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
-        if size > limit:
-            raise InvalidRequestError.for_field(
-                "arguments",
-                f"is more than the limit of {limit} bytes (measured as compact JSON in UTF-8)",
-            )
+    text = _ARGUMENT_ENCODER.encode(arguments)
+    if len(text) * 4 <= limit:  # cannot be over: UTF-8 takes at most 4 bytes a character
+        return
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise InvalidRequestError.for_field(
+            "arguments",
+            f"is {size} bytes, more than the limit of {limit} bytes (measured as compact JSON "
+            "in UTF-8)",
+        )
 
 
-# Not the one-shot encoder of json.dumps: its pieces come one at a time, so measuring can stop
-# at the limit. Keys are not sorted: the size does not depend on the order.
+# Keys are not sorted: the size does not depend on the order.
 _ARGUMENT_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
