@@ -41,6 +41,18 @@ class Result(Generic[M]):
     body: bytes | None = None
 
 
+def _declared(
+    operation: Callable[[], T], errors: tuple[type[BaseException], ...], backend: str
+) -> T:
+    """``operation()``, with the exception types its backend declares raised as a 503."""
+    try:
+        return operation()
+    except GovcoreError:
+        raise
+    except errors as exc:
+        raise BackendError(f"{backend} is unavailable ({type(exc).__name__})") from exc
+
+
 def random_id() -> str:
     """128 random bits as 32 hex digits: trace and decision ids."""
     return secrets.token_hex(16)
@@ -116,21 +128,11 @@ class Service:
 
     def storage(self, operation: Callable[[], T]) -> T:
         """Run a store operation; the exception types the store declares become a 503."""
-        try:
-            return operation()
-        except GovcoreError:
-            raise
-        except self._store_errors as exc:
-            raise BackendError(f"the store is unavailable ({type(exc).__name__})") from exc
+        return _declared(operation, self._store_errors, "the store")
 
     def retrieval(self, operation: Callable[[], T]) -> T:
         """Run a retrieval; the exception types the retriever declares become a 503."""
-        try:
-            return operation()
-        except GovcoreError:
-            raise
-        except self._retriever_errors as exc:
-            raise BackendError(f"retrieval is unavailable ({type(exc).__name__})") from exc
+        return _declared(operation, self._retriever_errors, "retrieval")
 
     @staticmethod
     def pure(step: Callable[..., T]) -> Callable[..., T]:
