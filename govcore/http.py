@@ -48,16 +48,25 @@ class HttpResponse:
         return json.loads(self.body) if self.body else None
 
 
-_PARAMETER = "{sessionId}"
-# Fixed paths, and the paths ending in the one path parameter (the session id), by prefix.
-_FIXED: dict[str, dict[str, Endpoint[Any, Any]]] = {}
-_WITH_PARAMETER: dict[str, dict[str, Endpoint[Any, Any]]] = {}
-for _endpoint in ENDPOINTS:
-    if _endpoint.path.endswith(_PARAMETER):
-        _table, _key = _WITH_PARAMETER, _endpoint.path.removesuffix(_PARAMETER)
-    else:
-        _table, _key = _FIXED, _endpoint.path
-    _table.setdefault(_key, {})[_endpoint.method] = _endpoint
+_Routes = dict[str, dict[str, Endpoint[Any, Any]]]  # path (or prefix) -> method -> endpoint
+
+
+def _routing_tables() -> tuple[_Routes, _Routes]:
+    """The endpoint table by fixed path, and by the prefix of paths that end in the one path
+    parameter (the session id)."""
+    parameter = "{sessionId}"
+    fixed: _Routes = {}
+    with_parameter: _Routes = {}
+    for endpoint in ENDPOINTS:
+        if endpoint.path.endswith(parameter):
+            prefix = endpoint.path.removesuffix(parameter)
+            with_parameter.setdefault(prefix, {})[endpoint.method] = endpoint
+        else:
+            fixed.setdefault(endpoint.path, {})[endpoint.method] = endpoint
+    return fixed, with_parameter
+
+
+_FIXED, _WITH_PARAMETER = _routing_tables()
 
 
 def _route(method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
