@@ -30,6 +30,7 @@ def words_of(text: str) -> list[str]:
 
 
 _CACHE_LIMIT = 200_000
+_WordEntry = tuple[str, bool, tuple[str, ...], bool]
 
 # Words of conversation itself (greetings, thanks, filler, generic verbs and praise): they
 # carry no policy subject, yet in a small policy set their IDF is high enough for "tell me a
@@ -92,13 +93,12 @@ class Analyzer:
             stop_words = ENGLISH_STOP_WORDS
         self._stemmer = Stemmer.Stemmer("english")
         self._stop_words = frozenset(stop_words) | _CONTRACTION_BASES | CONVERSATION_WORDS
-        # word -> (stem, kept as a term, concept terms a single word stands for)
-        self._words: dict[str, tuple[str, bool, tuple[str, ...]]] = {}
+        # word -> (stem, kept as a term, concept terms a single word stands for, whether its
+        # stem starts a phrase)
+        self._words: dict[str, _WordEntry] = {}
         self._single: dict[str, list[str]] = {}
         # first stem -> second stem -> [(the remaining stems, concept)]
         self._phrases: dict[str, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
-        # Words seen so far whose stem starts a phrase.
-        self._phrase_start_words: set[str] = set()
         for concept, phrases in synonyms.items():
             concept_terms = [self._stem(w) for w in words_of(concept)]
             if len(concept_terms) != 1:
@@ -127,6 +127,7 @@ class Analyzer:
         terms: dict[str, int] = {} if into is None else into
         known = self._words
         counts = Counter(words)
+        starts: set[str] = set()
         for word, count in counts.items():
             entry = known.get(word) or self._learn(word)
             if entry[1]:
@@ -135,8 +136,9 @@ class Analyzer:
             if entry[2]:
                 for concept in entry[2]:
                     terms[concept] = terms.get(concept, 0) + count * weight
-        starts = self._phrase_start_words
-        if not starts.isdisjoint(counts):
+            if entry[3]:
+                starts.add(word)
+        if starts:
             candidates = [i for i, word in enumerate(words) if word in starts]
             self._add_phrases(words, candidates, terms, weight)
         return terms
@@ -149,7 +151,12 @@ class Analyzer:
         for index in candidates:
             if index == last:
                 continue
-            by_second = self._phrases[known[words[index]][0]]
+            # Looked up again rather than indexed: another thread may have started a new cache
+            # since this text's words were learned.
+            start = known.get(words[index]) or self._learn(words[index])
+            by_second = self._phrases.get(start[0])
+            if by_second is None:
+                continue
             following = known.get(words[index + 1]) or self._learn(words[index + 1])
             matches = by_second.get(following[0])
             if matches is None:
@@ -167,15 +174,13 @@ class Analyzer:
     def _stem(self, word: str) -> str:
         return str(self._stemmer.stemWord(word.strip("'").split("'", 1)[0]))
 
-    def _learn(self, word: str) -> tuple[str, bool, tuple[str, ...]]:
+    def _learn(self, word: str) -> _WordEntry:
         if len(self._words) >= _CACHE_LIMIT:
-            self._words.clear()
-            self._phrase_start_words.clear()
+            # A new dictionary rather than clear(): threads reading the old one carry on safely.
+            self._words = {}
         base = word.strip("'").split("'", 1)[0]  # "don't" -> "don", "customer's" -> "customer"
         stem = self._stem(base)
         kept = len(base) > 1 and base not in self._stop_words and not base.isdigit()
-        entry = (stem, kept, tuple(self._single.get(stem, ())))
+        entry = (stem, kept, tuple(self._single.get(stem, ())), stem in self._phrases)
         self._words[word] = entry
-        if stem in self._phrases:
-            self._phrase_start_words.add(word)
         return entry
