@@ -185,7 +185,9 @@ def record_turn(
             outcome = advance(raw, now)
             return StoreWrite(outcome.state.to_bytes(), now + ttl, outcome)
 
-        outcome = service.storage(lambda: service.store.update(conv_key, Service.pure(turn_only)))
+        outcome = service.storage(
+            lambda: service.store.update(conv_key, Service.mutation(turn_only))
+        )
         return Result(respond(outcome))
 
     def turn_and_record(values: Sequence[bytes | None], now: float) -> StoreCommit[_Recorded]:
@@ -204,7 +206,7 @@ def record_turn(
         )
 
     recorded = service.storage(
-        lambda: service.store.update_many([conv_key, idem_key], Service.pure(turn_and_record))
+        lambda: service.store.update_many([conv_key, idem_key], Service.mutation(turn_and_record))
     )
     if recorded.response is None:
         return _replay(service, idem_key, recorded.body, fingerprint)

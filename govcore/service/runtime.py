@@ -135,7 +135,7 @@ class Service:
         return _declared(operation, self._retriever_errors, "retrieval")
 
     @staticmethod
-    def pure(step: Callable[..., T]) -> Callable[..., T]:
+    def mutation(step: Callable[..., T]) -> Callable[..., T]:
         """``step`` (a mutation run inside the store) with its bugs raised as
         :class:`InternalError`, so no store can mistake them for its own failures."""
 
