@@ -53,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _validate(config: str, out: TextIO, err: TextIO) -> int:
     try:
         loaded = load_config(config)
+        # Building it checks what the file alone cannot: the store URL and the retriever name
+        # resolve, the decision log's directory exists, every tenant's policies index.
+        Governance(loaded).close()
     except ConfigError as exc:
         noun = "problem" if len(exc.problems) == 1 else "problems"
         print(f"{config}: {len(exc.problems)} {noun}", file=err)
@@ -61,8 +64,8 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         return 1
     policies = sum(len(p) for p in loaded.tenants.values())
     print(
-        f"{config}: OK ({len(loaded.tenants)} tenants, {policies} policies, "
-        f"{len(loaded.keys)} keys)",
+        f"{config}: OK ({_count(len(loaded.tenants), 'tenant')}, "
+        f"{_count(policies, 'policy', 'policies')}, {_count(len(loaded.keys), 'key')})",
         file=out,
     )
     return 0
@@ -90,6 +93,11 @@ def _copy_tree(source: Traversable, target: Path) -> None:
             _copy_tree(entry, target / entry.name)
         else:
             (target / entry.name).write_bytes(entry.read_bytes())
+
+
+def _count(number: int, singular: str, plural: str | None = None) -> str:
+    """``1 tenant``, ``2 tenants``."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
 def _demo(

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -101,8 +102,9 @@ class JsonlDecisionLog:
     """Appends each decision as a JSON line to a file.
 
     Raises:
-        ConfigError: the file's directory does not exist, or the file cannot be opened for
-            appending (checked once, when the log is made, so records are never silently lost).
+        ConfigError: the file's directory does not exist, or the file could not be appended to
+            (checked once, when the log is made, without creating the file, so records are
+            never silently lost).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -111,13 +113,9 @@ class JsonlDecisionLog:
             raise ConfigError(
                 f"settings.decision_log_path: the directory {str(self.path.parent)!r} does not exist"
             )
-        try:
-            with self.path.open("a", encoding="utf-8"):
-                pass
-        except OSError as exc:
-            raise ConfigError(
-                f"settings.decision_log_path: cannot append to {str(self.path)!r} ({exc.strerror})"
-            ) from None
+        writable = self.path if self.path.exists() else self.path.parent
+        if self.path.is_dir() or not os.access(writable, os.W_OK):
+            raise ConfigError(f"settings.decision_log_path: cannot append to {str(self.path)!r}")
         self._lock = threading.Lock()
 
     def record(self, decision: Decision) -> None:
@@ -199,18 +197,20 @@ class DecisionQueue:
                 self._waiting_flushes -= 1
 
     def close(self, timeout: float | None = 10.0) -> bool:
-        """Flush, then stop the thread; later records are dropped.
+        """Flush, then stop the thread; later records are dropped. Waits at most ``timeout``
+        seconds in all.
 
         Returns:
             Whether everything was flushed within ``timeout`` seconds.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         flushed = self.flush(timeout)
         with self._condition:
             self._closed = True
             self._condition.notify_all()
             thread = self._thread
         if thread is not None:
-            thread.join(timeout)
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
         return flushed
 
     def _drop(self) -> None:

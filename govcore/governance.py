@@ -168,9 +168,13 @@ class Governance:
         """
         return self._decisions.flush(timeout)
 
-    def close(self, timeout: float | None = 10.0) -> None:
-        """Flush the decision log and stop its thread; decisions recorded later are dropped."""
-        self._decisions.close(timeout)
+    def close(self, timeout: float | None = 10.0) -> bool:
+        """Flush the decision log and stop its thread; decisions recorded later are dropped.
+
+        Returns:
+            Whether everything recorded reached the sink within ``timeout`` seconds.
+        """
+        return self._decisions.close(timeout)
 
     def __enter__(self) -> Governance:
         return self
@@ -188,7 +192,10 @@ def _memory_url(settings: GovernanceSettings) -> str:
     """``settings.store``, with ``max_conversations`` as the conversation entry limit of a
     ``memory://`` store whose URL does not set one."""
     url = settings.store
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL: the registry says so, as a ConfigError
+        return url
     if parts.scheme.lower() != "memory" or "conv_entries" in parse_qs(parts.query):
         return url
     separator = "&" if parts.query else ("" if url.endswith("?") else "?")

@@ -188,11 +188,17 @@ def _invisible(char: str) -> bool:
     return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
 
 
+_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+_ANNOTATION_MARKS = frozenset("\ufff9\ufffa\ufffb")
+
+
 def check_identifier(value: str) -> str:
     """The one rule for identifiers: session ids, idempotency keys, tenant and policy ids.
 
-    Refuses control characters (Unicode category Cc, NEL included), bidirectional controls,
-    blank text (only whitespace or default-ignorable characters) and unpaired surrogates.
+    Refuses control characters (Unicode category Cc, NEL included), line and paragraph
+    separators (U+2028, U+2029: log lines break on them), bidirectional controls, interlinear
+    annotation marks (U+FFF9 to U+FFFB), blank text (only whitespace or default-ignorable
+    characters) and unpaired surrogates.
     Length limits are the caller's: they differ between requests and configurations. The
     message names the offending code point, never the value, which may be long or unprintable.
 
@@ -206,13 +212,13 @@ def check_identifier(value: str) -> str:
         if not value.strip():
             raise ValueError("is blank (only whitespace)")
         return value
+    if all(_invisible(char) for char in value):
+        raise ValueError("is blank (only whitespace or invisible characters)")
     for char in value:
-        if unicodedata.category(char) == "Cc":
+        if unicodedata.category(char) in _CONTROL_CATEGORIES or char in _ANNOTATION_MARKS:
             raise ValueError(f"contains a control character (U+{ord(char):04X})")
         if char in _BIDI_CONTROLS:
             raise ValueError(f"contains a bidirectional control character (U+{ord(char):04X})")
-    if all(_invisible(char) for char in value):
-        raise ValueError("is blank (only whitespace or invisible characters)")
     return _check_text(value)
 
 

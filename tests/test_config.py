@@ -311,3 +311,39 @@ def test_tenant_ids_are_at_most_256_characters() -> None:
     load_config(raw)
     raw["tenants"]["t" * 257] = raw["tenants"].pop("t" * 256)
     assert any("at most 256 characters" in p for p in _problems(raw))
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"store": "nosuch://user:s3cret@host/0"}, "settings.store"),
+        ({"store": "redis://user:s3cret@[::1/0"}, "settings.store"),
+        ({"retriever": "nosuch"}, "settings.retriever"),
+        ({"decision_log_path": "/no/such/directory/decisions.jsonl"}, "decision_log_path"),
+    ],
+)
+def test_validate_checks_what_only_building_reveals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: dict[str, Any], named: str
+) -> None:
+    """`govcore validate` refuses what `from_config` refuses beyond the file's shape: backends
+    that do not resolve and a decision log that cannot be written; no credential is echoed."""
+    path = tmp_path / "govcore.yaml"
+    path.write_text(yaml.safe_dump(config(**settings)))
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert named in err
+    assert "s3cret" not in err
+    with pytest.raises(govcore.ConfigError, match=named.replace(".", r"\.")):
+        govcore.Governance.from_config(config(**settings))
+
+
+def test_a_retriever_that_cannot_index_is_a_config_error() -> None:
+    """A retriever raising while it indexes a tenant's policies is a ConfigError naming the
+    tenant, not a bare exception from from_config."""
+
+    class Broken:
+        def index(self, policies: Any) -> Any:
+            raise KeyError("field")
+
+    with pytest.raises(govcore.ConfigError, match=r"tenants\.acme"):
+        govcore.Governance.from_config(config(), retriever=Broken())

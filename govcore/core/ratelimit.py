@@ -9,11 +9,13 @@ from collections.abc import Sequence
 
 from govcore.types import StoreWrite
 
-__all__ = ["WINDOW_SECONDS", "admit", "retry_after_seconds"]
+__all__ = ["WINDOW_ENTRY_BYTES", "WINDOW_SECONDS", "admit", "retry_after_seconds"]
 
 WINDOW_SECONDS = 60
 
 _DOUBLE = struct.Struct("d")  # native order, as array("d") wrote earlier logs
+WINDOW_ENTRY_BYTES = _DOUBLE.size
+"""Bytes of one admitted request's time in the stored window."""
 
 
 def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | None]:

@@ -48,7 +48,10 @@ class Principal:
     def require_feature(self, setting: str) -> None:
         """Raises PermissionDeniedError unless the key's feature ``setting`` is ``allowed``."""
         if getattr(self.settings, setting) != "allowed":
-            raise PermissionDeniedError(f"{setting} is not allowed for this API key")
+            raise PermissionDeniedError(
+                f"{setting} is not allowed for this API key (its configuration sets "
+                f"settings.{setting}: allowed to allow it)"
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -213,13 +214,16 @@ def record_turn(
     return Result(recorded.response, recorded.body)
 
 
+_FINGERPRINT = re.compile(rb"[0-9a-f]{64}")  # what _fingerprint makes: SHA-256 as lowercase hex
+
+
 def _fingerprint(document: Any) -> bytes:
     return hashlib.sha256(canonical_json(document).encode()).hexdigest().encode()
 
 
 def _replay(service: Service, key: str, record: bytes, fingerprint: bytes) -> Result[TurnResponse]:
     stored_fingerprint, newline, body = record.partition(b"\n")
-    if not newline:
+    if not newline or not _FINGERPRINT.fullmatch(stored_fingerprint):
         raise service.corrupt(key, "idempotency record", ValueError("no fingerprint line"))
     if stored_fingerprint != fingerprint:
         raise InvalidRequestError.for_field(

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from govcore.config import GovernanceSettings
 from govcore.errors import GovcoreError, InternalError
 from govcore.models import (
     ConversationSnapshot,
@@ -91,13 +92,18 @@ class Endpoint(Generic[RequestT, ResponseT]):
 
 
 def _body(
-    model: type[M], gate: Callable[[Principal, Any], None] | None = None
+    model: type[M],
+    gate: Callable[[Principal, Any], None] | None = None,
+    max_bytes: Callable[[GovernanceSettings], int] | None = None,
 ) -> Callable[[Service, Principal, Any], M]:
-    """A parser of a JSON body as ``model``; ``gate`` may refuse (403) before validation."""
+    """A parser of a JSON body as ``model``; ``gate`` may refuse (403) before validation, and
+    ``max_bytes`` may bound the body more tightly than ``max_body_bytes``."""
 
     def parse(service: Service, principal: Principal, payload: Any) -> M:
+        settings = service.settings
+        limit = settings.max_body_bytes if max_bytes is None else max_bytes(settings)
         document: M | Mapping[str, Any] = (
-            parse_json_body(payload.content, max_bytes=service.settings.max_body_bytes)
+            parse_json_body(payload.content, max_bytes=limit)
             if isinstance(payload, RawBody)
             else payload
         )
@@ -119,6 +125,16 @@ def _output_check_gate(principal: Principal, payload: Any) -> None:
     if wants_check:
         principal.require_scope("governance:check")
         principal.require_feature("post_inference_checking")
+
+
+def _tool_call_body_limit(settings: GovernanceSettings) -> int:
+    """A tool call's body holds its arguments and a few short fields: a body over four times the
+    arguments' limit (room for indentation) cannot be within it, and is refused before parsing,
+    so its cost is bounded by the limit and not by the body."""
+    return min(settings.max_body_bytes, 4 * settings.max_tool_arguments_bytes + _SHORT_FIELDS)
+
+
+_SHORT_FIELDS = 16 * 1024  # sessionId, toolName and intent, at their longest, with room
 
 
 def _session_id(service: Service, principal: Principal, payload: Any) -> str:
@@ -143,7 +159,8 @@ PRE_INFERENCE: Endpoint[PreInferenceRequest, PreInferenceResponse] = Endpoint(
 )  # fmt: skip
 CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
     "check_tool_call", "POST", "/governance/check-tool-call", "governance:check",
-    "tool_call_governance", _body(ToolCallRequest), checks.check_tool_call,
+    "tool_call_governance", _body(ToolCallRequest, max_bytes=_tool_call_body_limit),
+    checks.check_tool_call,
 )  # fmt: skip
 POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint(
     "post_inference", "POST", "/governance/post-inference", "governance:check",

@@ -13,13 +13,18 @@ from pydantic import BaseModel
 
 from govcore.config import GovernanceSettings, LoadedConfig
 from govcore.core.conversation import BindingRecord, ConversationRules, ConversationState
-from govcore.core.ratelimit import WINDOW_SECONDS, admit, retry_after_seconds
+from govcore.core.ratelimit import (
+    WINDOW_ENTRY_BYTES,
+    WINDOW_SECONDS,
+    admit,
+    retry_after_seconds,
+)
 from govcore.decisions import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
 from govcore.service.access import KeyRing, Principal
 from govcore.service.keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
-from govcore.types import Clock, Retriever, Store, TokenCounter
+from govcore.types import Clock, Retriever, Store, StoreWrite, TokenCounter
 
 __all__ = ["Result", "Service", "random_id"]
 
@@ -102,11 +107,14 @@ class Service:
         limit = (
             principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
         )
-        wait = self.storage(
-            lambda: self.store.update(
-                rate_window_key(principal.key_id), lambda raw, now: admit(raw, now, limit=limit)
-            )
-        )
+        key = rate_window_key(principal.key_id)
+
+        def decide(raw: bytes | None, now: float) -> StoreWrite[float | None]:
+            if raw is not None and len(raw) % WINDOW_ENTRY_BYTES:
+                raise self.corrupt(key, "rate-limit window", ValueError("not whole entries"))
+            return admit(raw, now, limit=limit)
+
+        wait = self.storage(lambda: self.store.update(key, Service.mutation(decide)))
         if wait is not None:
             seconds = retry_after_seconds(wait)
             raise RateLimitedError(

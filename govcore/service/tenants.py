@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from govcore.core.gating import CompiledToolRule, compile_tool_rules
 from govcore.detection.scanner import Scanner, compile_rules
+from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicySet
 from govcore.types import RetrievalIndex, Retriever
 
@@ -43,7 +44,15 @@ def compile_tenants(
     for tenant_id, policy_set in policy_sets.items():
         built = by_version.get(policy_set.version)
         if built is None:
-            built = by_version[policy_set.version] = _compile(policy_set, retriever)
+            try:
+                built = by_version[policy_set.version] = _compile(policy_set, retriever)
+            except GovcoreError:
+                raise
+            except Exception as exc:  # a retriever that cannot index is a setup problem
+                raise ConfigError(
+                    f"tenants.{tenant_id}: the retriever could not index its policies "
+                    f"({type(exc).__name__}: {exc})"
+                ) from exc
         tenants[tenant_id] = (
             built if built.policy_set is policy_set else replace(built, policy_set=policy_set)
         )

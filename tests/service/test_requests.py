@@ -334,3 +334,35 @@ def test_tool_arguments_are_measured_as_compact_utf8_json(
         assert caught.value.details[0].field == "arguments"
     else:
         check_tool_arguments(validated, limit)
+
+
+def test_a_tool_call_body_far_over_the_argument_limit_is_refused_before_parsing(
+    gov: govcore.Governance,
+) -> None:
+    """A 7 MB tool call made of many small items is refused as a body before it is parsed: the
+    answer is small and names the limit, whatever the body holds."""
+    arguments = {"to": [["x@y.z"]] * 700_000}
+    body = json.dumps({"sessionId": "s", "toolName": "send", "arguments": arguments})
+    response = gov.handle("POST", "/governance/check-tool-call", bearer(FULL_KEY), body)
+    assert response.status == 400
+    assert len(response.body) < 400
+    assert response.json()["details"][0]["field"] == "body"
+    small = json.dumps({"sessionId": "s", "toolName": "send", "arguments": {"to": "x"}}, indent=8)
+    assert gov.handle("POST", "/governance/check-tool-call", bearer(FULL_KEY), small).status == 200
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\ufff9", "\x85", "\u202e"])
+def test_identifiers_refuse_line_separators_and_annotation_marks(
+    gov: govcore.Governance, char: str
+) -> None:
+    """Session ids and idempotency keys with a line or paragraph separator, an annotation mark,
+    NEL or a bidi override are refused with the field named."""
+    for body in (
+        turn(f"a{char}b", "hi"),
+        turn("s", "hi", idempotencyKey=f"k{char}1"),
+    ):
+        response = gov.handle(
+            "POST", "/governance/conversation/turn", bearer(FULL_KEY), json.dumps(body)
+        )
+        assert response.status == 400
+        assert response.json()["details"][0]["field"] in {"sessionId", "idempotencyKey"}

@@ -333,6 +333,13 @@ def test_a_corrupt_binding_log_is_503_on_get(
         pytest.param(lambda record: b"\x00\xff garbage without a fingerprint line", id="garbage"),
         pytest.param(lambda record: record.partition(b"\n")[0] + b"\n{not json", id="bad body"),
         pytest.param(lambda record: record.partition(b"\n")[0] + b"\n{}", id="not a response"),
+        pytest.param(
+            lambda record: b"not-a-fingerprint\n" + record.partition(b"\n")[2], id="bad fingerprint"
+        ),
+        pytest.param(
+            lambda record: record.partition(b"\n")[0].upper() + b"\n" + record.partition(b"\n")[2],
+            id="fingerprint in upper case",
+        ),
     ],
 )
 def test_a_corrupt_idempotency_record_is_503_and_logged(
@@ -445,3 +452,27 @@ def test_retriever_errors_by_declaration(error: Exception, status: int, code: st
         "POST", "/governance/conversation/turn", bearer(FULL_KEY), json.dumps(turn("s", "hi"))
     )
     assert (response.status, response.json()["error"]) == (status, code)
+
+
+def test_a_corrupt_rate_limit_window_is_503_and_logged(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A key's stored rate-limit window that is not whole entries answers 503 with a log line."""
+    store = MemoryStore(clock=clock)
+    gov = _governance(store, clock)
+    assert _send(gov, "get").status == 404  # writes the key's window
+    [key] = [k for k, _ in _keys_of(store) if k.startswith("rate:")]
+    store.set(key, b"1234567", expires_at=clock.now + 60)
+    with caplog.at_level(logging.ERROR, logger="govcore"):
+        response = _send(gov, "get")
+    assert response.status == 503, response.body
+    assert any("rate-limit window" in r.getMessage() for r in caplog.records)
+
+
+def _keys_of(store: MemoryStore) -> list[tuple[str, bytes]]:
+    """Every live key of a memory store, read through its namespaces (test introspection)."""
+    return [
+        (key, entry[1])
+        for namespace in store._namespaces.values()
+        for key, entry in namespace.entries.items()
+    ]
