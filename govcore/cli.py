@@ -194,6 +194,9 @@ def _demo_tool_calls(client: Any, session_id: str, out: TextIO) -> None:
             {"sessionId": session_id, "toolName": tool, "arguments": arguments}
         )
         verdict = "ALLOW" if decision.allow else "BLOCK"
+        if decision.allow and decision.violations:
+            # Only a confident `fix` violation blocks; warnings and audits are reported.
+            verdict += " (reported, not blocked: no fix violation at confidence 0.7 or more)"
         print(f"\n  {tool}({json.dumps(arguments)})", file=out)
         print(f"  -> {verdict}, risk {decision.risk_score}", file=out)
         for violation in decision.violations:
