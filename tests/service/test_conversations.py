@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 
 import govcore
+from govcore.backends.memory import MemoryStore
 from govcore.testing import FakeClock
 from tests.support import FULL_KEY, config, turn
 
@@ -394,3 +396,33 @@ def test_bad_synonyms_are_a_config_error() -> None:
     """A synonym concept must be one word."""
     with pytest.raises(govcore.ConfigError, match="synonyms"):
         govcore.Governance.from_config(config(synonyms={"two words": ["x"]}))
+
+
+def test_concurrent_turns_of_one_conversation_are_all_recorded() -> None:
+    """Turns of one conversation sent at once from 8 threads, through two governance objects
+    sharing one store (two workers), are each recorded once: no turn lost, no index reused."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    workers = [
+        govcore.Governance.from_config(
+            config(default_rate_limit_per_minute=100_000), clock=clock, store=store
+        )
+        for _ in range(2)
+    ]
+    indexes: list[int] = []
+    lock = threading.Lock()
+
+    def send(number: int) -> None:
+        client = workers[number % 2].client(FULL_KEY)
+        for _ in range(25):
+            index = client.record_turn(turn("shared", f"turn from thread {number}")).turn_index
+            with lock:
+                indexes.append(index)
+
+    threads = [threading.Thread(target=send, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(indexes) == list(range(1, 201))
+    assert workers[0].client(FULL_KEY).get_conversation("shared").turn_count == 200
