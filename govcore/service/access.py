@@ -49,8 +49,8 @@ class Principal:
         """Raises PermissionDeniedError unless the key's feature ``setting`` is ``allowed``."""
         if getattr(self.settings, setting) != "allowed":
             raise PermissionDeniedError(
-                f"{setting} is not allowed for this API key (its configuration sets "
-                f"settings.{setting}: allowed to allow it)"
+                f"{setting} is not allowed for this API key (allow it with "
+                f"'settings: {{{setting}: allowed}}' on the key in the configuration)"
             )
 
 
