@@ -25,8 +25,8 @@ from govcore.testing import FakeClock
 from tests.support import VIOLATION_FIELDS, bearer, policy, risk_of
 
 TOOL_KEY = "gk_test_tools_full_00001"
-CHECKS_NO_FEATURE_KEY = "gk_test_tools_plain_0002"
-CHECKS_READ_ONLY_KEY = "gk_test_tools_read_00003"
+TOOLS_NO_FEATURE_KEY = "gk_test_tools_plain_0002"
+TOOLS_READ_ONLY_KEY = "gk_test_tools_read_00003"
 
 TOOL_POLICIES: list[dict[str, Any]] = [
     policy(
@@ -120,9 +120,9 @@ def _config() -> dict[str, Any]:
             "tenants": {"acme": {"policies": TOOL_POLICIES}},
             "keys": [
                 {"key": TOOL_KEY, "tenant": "acme", "settings": allowed},
-                {"key": CHECKS_NO_FEATURE_KEY, "tenant": "acme"},
+                {"key": TOOLS_NO_FEATURE_KEY, "tenant": "acme"},
                 {
-                    "key": CHECKS_READ_ONLY_KEY,
+                    "key": TOOLS_READ_ONLY_KEY,
                     "tenant": "acme",
                     "scopes": ["governance:read"],
                     "settings": allowed,
@@ -484,7 +484,7 @@ def test_allow_rule_holds_through_the_client(specs: list[dict[str, Any]]) -> Non
 
 
 @pytest.mark.parametrize(
-    "key", [CHECKS_NO_FEATURE_KEY, CHECKS_READ_ONLY_KEY], ids=["no-feature", "read-only"]
+    "key", [TOOLS_NO_FEATURE_KEY, TOOLS_READ_ONLY_KEY], ids=["no-feature", "read-only"]
 )
 def test_check_tool_call_needs_the_feature_and_scope(gov: govcore.Governance, key: str) -> None:
     """Without `tool_call_governance` or scope governance:check the call is 403."""
