@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Clock",
+    "ExplainableIndex",
+    "IndexExplanation",
+    "PolicyScore",
     "RetrievalHit",
     "RetrievalIndex",
     "Retriever",
@@ -151,6 +154,61 @@ class RetrievalIndex(Protocol):
 
         Returns:
             Hits in decreasing score order.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyScore:
+    """How one policy scored against a query, for explanations.
+
+    Attributes:
+        position: the policy's position in the indexed sequence.
+        score: the score the index ranks and thresholds by.
+        lexical: the lexical (word-based) similarity, or ``None`` when the index has none.
+        semantic: the cosine similarity of the embeddings, or ``None`` when the index has none.
+        terms: the query terms that carried the lexical score, each with its share of it,
+            heaviest first (analysed forms: stems and concepts, as the index sees them).
+    """
+
+    position: int
+    score: float
+    lexical: float | None = None
+    semantic: float | None = None
+    terms: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IndexExplanation:
+    """Every policy's score for one query and the thresholds the index applied.
+
+    Attributes:
+        scores: one entry per candidate policy (every policy of the index, restricted to
+            ``areas`` when given), in decreasing score order.
+        thresholds: the named thresholds behind ``floor`` (for example ``min_relevance`` and
+            ``relative_relevance``), as the index's configuration holds them.
+        floor: the lowest score a policy needed for this query to be a hit.
+    """
+
+    scores: tuple[PolicyScore, ...]
+    thresholds: Mapping[str, float]
+    floor: float
+
+
+class ExplainableIndex(RetrievalIndex, Protocol):
+    """A retrieval index that can say how it scored each policy (``govcore explain``)."""
+
+    def explain(
+        self,
+        query: str,
+        *,
+        areas: frozenset[str] | None = None,
+        context: Sequence[str] = (),
+    ) -> IndexExplanation:
+        """Score every candidate policy as :meth:`search` would, with the parts of each score.
+
+        A policy is a hit of :meth:`search` exactly when its score is at least ``floor`` and
+        it is among the ``top_k`` best.
         """
         ...
 
