@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -30,7 +30,8 @@ from govcore._suggest import field_path, unknown_field, unknown_field_at
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.retrieval.analysis import words_of
+from govcore.retrieval.analysis import DEFAULT_LANGUAGE, languages, words_of
+from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
 
 __all__ = [
     "DEFAULT_SCOPES",
@@ -105,7 +106,27 @@ class GovernanceSettings(_ConfigModel):
     """Where conversation state lives: a URL whose scheme names the store backend (entry-point
     group ``govcore.stores``). Kept out of ``repr``: a URL may hold a password."""
     retriever: Annotated[str, Field(min_length=1)] = "tfidf"
-    """The retriever that selects policies, by name (entry-point group ``govcore.retrievers``)."""
+    """The retriever that selects policies, by name (entry-point group ``govcore.retrievers``):
+    ``tfidf`` (the default) or ``hybrid`` (lexical and semantic, with ``govcore[semantic]``)."""
+    language: str = DEFAULT_LANGUAGE
+    """The language of text analysis for retrieval (stemmer, stop words, conversation words);
+    a tenant may set its own ``language``."""
+    lexicons: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Paraphrase lexicons for retrieval: a shipped lexicon's name (``retail``) or the path of a
+    YAML file (relative to the configuration file). None by default."""
+    semantic_model: Annotated[str, Field(min_length=1)] = "all-MiniLM-L6-v2"
+    """The sentence-embedding model of the ``hybrid`` retriever: a model a Python package ships
+    (``all-MiniLM-L6-v2``), or the folder of a sentence-transformers model. Never downloaded."""
+    embedding_cache_dir: str | None = None
+    """Where the ``hybrid`` retriever caches policy embeddings by content hash (default: the
+    user's cache folder, ``~/.cache/govcore/embeddings``); ``""`` turns the cache off."""
+
+    @field_validator("language")
+    @classmethod
+    def _language_is_known(cls, language: str) -> str:
+        if language not in languages():
+            raise ValueError(f"unknown language {language!r} (one of: {', '.join(languages())})")
+        return language
 
     @field_validator("synonyms")
     @classmethod
@@ -180,6 +201,7 @@ needs about ten levels; the bound keeps validation and error messages from recur
 end on a hostile or generated document."""
 
 _TOP_LEVEL = ("settings", "tenants", "keys")
+_TENANT_FIELDS = ("policies", "language")
 _POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -232,6 +254,8 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
             settings = GovernanceSettings.model_validate(raw["settings"])
         except ValidationError as exc:
             problems.extend(_problems(exc, place("settings"), GovernanceSettings))
+        else:
+            settings = _resolve_lexicons(settings, base_dir, place, problems)
 
     tenants: dict[str, PolicySet] = {}
     raw_tenants = raw.get("tenants")
@@ -248,7 +272,9 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
             # The id is quoted: it may hold the line breaks or controls it is refused for.
             problems.append(ConfigProblem(place(f"tenants[{tenant_id!r:.80}]"), reason))
             continue
-        policy_set = _load_tenant(str(tenant_id), tenant, where, base_dir, problems)
+        policy_set = _load_tenant(
+            str(tenant_id), tenant, where, base_dir, problems, settings.language
+        )
         if policy_set is not None:
             tenants[tenant_id] = policy_set
 
@@ -256,6 +282,28 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     if problems:
         raise ConfigError(problems)
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+
+
+def _resolve_lexicons(
+    settings: GovernanceSettings,
+    base_dir: Path,
+    place: Callable[[str], str],
+    problems: list[ConfigProblem],
+) -> GovernanceSettings:
+    """Lexicon files resolved against the configuration's folder, and each one readable."""
+    resolved: list[str] = []
+    for i, name in enumerate(settings.lexicons):
+        entry = name if name in shipped_lexicons() else str(base_dir / name)
+        try:
+            load_lexicon(entry)
+        except (ValueError, OSError) as exc:
+            problems.append(ConfigProblem(place(f"settings.lexicons[{i}]"), str(exc)))
+        except Exception as exc:  # a YAML syntax error in the file
+            problems.append(
+                ConfigProblem(place(f"settings.lexicons[{i}]"), f"unreadable lexicon: {exc}")
+            )
+        resolved.append(entry)
+    return settings.model_copy(update={"lexicons": resolved})
 
 
 def _tenant_id_problem(tenant_id: object) -> str | None:
@@ -272,16 +320,29 @@ def _tenant_id_problem(tenant_id: object) -> str | None:
 
 
 def _load_tenant(
-    tenant_id: str, tenant: Any, where: str, base_dir: Path, problems: list[ConfigProblem]
+    tenant_id: str,
+    tenant: Any,
+    where: str,
+    base_dir: Path,
+    problems: list[ConfigProblem],
+    default_language: str,
 ) -> PolicySet | None:
     if not isinstance(tenant, Mapping):
         problems.append(ConfigProblem(where, "a tenant must be a mapping with 'policies'"))
         return None
     for name in tenant:
-        if name != "policies":
+        if name not in _TENANT_FIELDS:
             problems.append(
-                ConfigProblem(f"{where}.{name}", unknown_field(str(name), ["policies"]))
+                ConfigProblem(f"{where}.{name}", unknown_field(str(name), _TENANT_FIELDS))
             )
+    language = tenant.get("language", default_language)
+    if not isinstance(language, str) or language not in languages():
+        problems.append(
+            ConfigProblem(
+                f"{where}.language",
+                f"unknown language {language!r} (one of: {', '.join(languages())})",
+            )
+        )
     source = tenant.get("policies")
     sourced: list[tuple[str, Any]] = []  # (place, raw document)
     if source is None:
@@ -322,7 +383,7 @@ def _load_tenant(
         documents.append(policy)
     if failed:
         return None
-    return PolicySet(tenant_id, tuple(documents))
+    return PolicySet(tenant_id, tuple(documents), language=language)
 
 
 def _read_policy_path(

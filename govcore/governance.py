@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
-from govcore.backends import retriever_from_name, store_from_url
+from govcore.backends import retriever_from_settings, store_from_url
 from govcore.client import GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
@@ -54,10 +54,19 @@ class Governance:
         if store is None:
             store = store_from_url(_memory_url(settings), clock=clock)
         if retriever is None:
-            options: dict[str, Any] = {"synonyms": settings.synonyms}
-            if settings.min_relevance is not None:
-                options["min_relevance"] = settings.min_relevance
-            retriever = retriever_from_name(settings.retriever, **options)
+            # Built here for the default language: a bad name or option fails at once.
+            default = retriever_from_settings(settings)
+
+            def retriever_for(language: str) -> Retriever:
+                if language == settings.language:
+                    return default
+                return retriever_from_settings(settings, language)
+        else:
+            given = retriever
+
+            def retriever_for(language: str) -> Retriever:
+                return given  # the caller's retriever indexes every tenant, whatever its language
+
         if decision_log is None:
             path = settings.decision_log_path
             decision_log = (
@@ -71,7 +80,7 @@ class Governance:
             config,
             clock=clock,
             store=store,
-            retriever=retriever,
+            retriever=retriever_for,
             token_counter=token_counter or estimate_tokens,
             trace_ids=trace_ids or random_id,
             decisions=self._decisions,

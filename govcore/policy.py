@@ -224,13 +224,15 @@ class PolicySet:
 
     tenant: str
     policies: tuple[PolicyDocument, ...]
+    language: str = "english"
+    """The language of the policies and of the tenant's conversations (text analysis)."""
     version: str = field(init=False)
     by_id: Mapping[str, PolicyDocument] = field(init=False, repr=False)
     position: Mapping[str, int] = field(init=False, repr=False)
     always_on: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(f"{self.language}\n".encode())
         for policy in self.policies:
             digest.update(policy.model_dump_json(by_alias=True).encode())
             digest.update(b"\n")

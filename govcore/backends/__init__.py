@@ -16,12 +16,15 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from govcore._clock import system_clock
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.types import Clock, Retriever, Store
+
+if TYPE_CHECKING:
+    from govcore.config import GovernanceSettings
 
 __all__ = [
     "RETRIEVER_GROUP",
@@ -30,6 +33,7 @@ __all__ = [
     "register_retriever",
     "register_store",
     "retriever_from_name",
+    "retriever_from_settings",
     "store_from_url",
 ]
 
@@ -181,6 +185,32 @@ def retriever_from_name(name: str, **options: Any) -> Retriever:
     cls = _RETRIEVERS.load(name, f"retriever {name!r}")
     try:
         return cls(**options)  # type: ignore[no-any-return]
+    except (TypeError, ValueError) as exc:
+        raise _RETRIEVERS.error(f"retriever {name!r} is refused: {exc}") from None
+
+
+def retriever_from_settings(settings: GovernanceSettings, language: str | None = None) -> Retriever:
+    """Build the retriever ``settings.retriever`` names, configured by ``settings``.
+
+    A retriever class with a ``from_settings(settings, language=...)`` class method reads what
+    it needs from the settings (the built-in ones do: lexicons, synonyms, language, minimum
+    relevance, model); any other is built with no arguments.
+
+    Args:
+        settings: the configuration's settings.
+        language: the language of the index it will build (default ``settings.language``).
+
+    Raises:
+        ConfigError: about ``settings.retriever`` (see :func:`retriever_from_name`), or a
+            retriever that refuses the settings.
+    """
+    name = settings.retriever
+    cls = _RETRIEVERS.load(name, f"retriever {name!r}")
+    build = getattr(cls, "from_settings", None)
+    try:
+        if build is None:
+            return cls()  # type: ignore[no-any-return]
+        return build(settings, language=language or settings.language)  # type: ignore[no-any-return]
     except (TypeError, ValueError) as exc:
         raise _RETRIEVERS.error(f"retriever {name!r} is refused: {exc}") from None
 

@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from govcore.policy import PolicyDocument
-from govcore.retrieval.analysis import Analyzer
-from govcore.retrieval.lexicon import BUILTIN_SYNONYMS
+from govcore.retrieval.analysis import DEFAULT_LANGUAGE, Analyzer
+from govcore.retrieval.lexicon import load_lexicon, merge_lexicons
 
 if TYPE_CHECKING:
+    from govcore.config import GovernanceSettings
     from govcore.retrieval.tfidf_index import Columns, TfidfIndex
 
-__all__ = ["TfidfIndex", "TfidfRetriever"]
+__all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
 
 # How much each occurrence of a term counts, by the field of the policy it is in: a title or an
 # example phrase says more about what a policy is for than a sentence deep in its text.
@@ -43,7 +44,9 @@ class TfidfRetriever:
         max_query_terms: only this many of the query's heaviest terms are scored (the top-K
             agree with scoring every term in over 99% of cases on the benchmark corpus).
         context_weight: how much the recent-context turns count against the current turn.
-        synonyms: extra paraphrase concepts merged over the built-in lexicon.
+        synonyms: paraphrase concepts (a lexicon: one-word concept to phrases that mean it).
+        language: the language of text analysis (its stemmer, stop words and conversation
+            words); see :func:`govcore.retrieval.analysis.languages`.
     """
 
     DEFAULT_MIN_RELEVANCE = 0.12
@@ -62,17 +65,30 @@ class TfidfRetriever:
         example_weight: float = DEFAULT_EXAMPLE_WEIGHT,
         context_weight: float = 0.5,
         synonyms: Mapping[str, Sequence[str]] | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> None:
-        merged: dict[str, tuple[str, ...]] = dict(BUILTIN_SYNONYMS)
-        for concept, phrases in (synonyms or {}).items():
-            merged[concept] = (*merged.get(concept, ()), *phrases)
         self.min_relevance = min_relevance
         self.relative_relevance = relative_relevance
         self.query_norm_floor = query_norm_floor
         self.max_query_terms = max_query_terms
         self.example_weight = example_weight
         self.context_weight = context_weight
-        self._analyzer = Analyzer(merged)
+        self.language = language
+        self._analyzer = Analyzer(synonyms, language)
+
+    @classmethod
+    def from_settings(
+        cls, settings: GovernanceSettings, *, language: str | None = None
+    ) -> TfidfRetriever:
+        """The retriever a configuration asks for: its lexicons, synonyms, minimum relevance
+        and language (``language`` overrides ``settings.language``, for one tenant's index)."""
+        options: dict[str, Any] = {
+            "synonyms": lexicon_of(settings),
+            "language": language or settings.language,
+        }
+        if settings.min_relevance is not None:
+            options["min_relevance"] = settings.min_relevance
+        return cls(**options)
 
     def index(self, policies: Sequence[PolicyDocument]) -> TfidfIndex:
         """Count each policy's terms, weight them with scikit-learn, keep them transposed."""
@@ -106,6 +122,12 @@ class TfidfRetriever:
             for column, tf in columns_of(text):
                 weights[column] = weights.get(column, 0.0) + weight * tf
         return weights
+
+
+def lexicon_of(settings: GovernanceSettings) -> dict[str, tuple[str, ...]]:
+    """The paraphrase lexicon a configuration asks for: ``settings.lexicons`` (in order), then
+    ``settings.synonyms``."""
+    return merge_lexicons([*(load_lexicon(name) for name in settings.lexicons), settings.synonyms])
 
 
 def __getattr__(name: str) -> Any:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
 
 import Stemmer
 
-from govcore.retrieval.lexicon import BUILTIN_SYNONYMS
-
-__all__ = ["CONVERSATION_WORDS", "Analyzer", "bounded_window", "words_of"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "Analyzer",
+    "bounded_window",
+    "ignored_words",
+    "languages",
+    "profiled_languages",
+    "words_of",
+]
 
 # Letters and digits, any script; an apostrophe may join two parts ("don't", "customer's").
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -32,29 +40,44 @@ def words_of(text: str) -> list[str]:
 _CACHE_LIMIT = 200_000
 _WordEntry = tuple[str, bool, tuple[str, ...], bool]
 
-# Words of conversation itself (greetings, thanks, filler, generic verbs and praise): they
-# carry no policy subject, yet in a small policy set their IDF is high enough for "tell me a
-# joke" to match a policy that happens to say "tell".
-CONVERSATION_WORDS = frozenset(
+DEFAULT_LANGUAGE = "english"
+
+
+def languages() -> list[str]:
+    """The languages text analysis supports: every Snowball stemmer's (``settings.language``)."""
+    return [name for name in Stemmer.algorithms() if name != "porter"]
+
+
+def profiled_languages() -> list[str]:
+    """The languages govcore ships stop words and conversation words for."""
+    folder = resources.files("govcore.retrieval.languages")
+    return sorted(e.name.removesuffix(".txt") for e in folder.iterdir() if e.name.endswith(".txt"))
+
+
+@functools.cache
+def ignored_words(language: str) -> frozenset[str]:
+    """The words of ``language`` that never become retrieval terms.
+
+    Its stop words, the words of conversation itself (greetings, thanks, filler, generic verbs:
+    they carry no policy subject) and contraction stubs, from the language's profile in
+    ``govcore/retrieval/languages/``; English also takes scikit-learn's stop-word list. A
+    language without a profile has none: its words are only stemmed, and IDF discounts the
+    common ones.
     """
-    hi hello hey hiya bye goodbye morning afternoon evening night today tonight tomorrow
-    yesterday thanks thank thx cheers please pls ok okay okey yes yeah yep yup no nope nah sure
-    maybe perhaps lol haha hahaha hmm um uh oh wow cool great good nice fine perfect awesome
-    amazing lovely brilliant excellent fantastic wonderful terrific super best better worse bad
-    love like likes liked loving hope hoping hoped wish want wants wanted wanting need needs
-    needed know knows knew think thinks thought guess feel feels felt tell tells told say says
-    said ask asks asked let lets make makes made try tries tried look looks looking looked
-    really actually honestly basically literally just anyway anyways well also still pretty
-    quite thing things stuff bit lot lots way kind sort day days time times question questions
-    help helps helped helpful wondering wonder quick quickly soon right glad happy sorry
-    appreciate appreciated does did doing done
-    """.split()
-)
-# What is left of negated contractions once the part after the apostrophe is cut off.
-_CONTRACTION_BASES = frozenset(
-    "don doesn didn isn aren wasn weren won wouldn shouldn couldn can haven hasn hadn mustn "
-    "shan ain let".split()
-)
+    words: set[str] = set()
+    if language == DEFAULT_LANGUAGE:
+        # Imported here, not at the top: importing scikit-learn takes most of a second and
+        # ``import govcore`` must not pay it.
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        words |= ENGLISH_STOP_WORDS
+    profile = resources.files("govcore.retrieval.languages").joinpath(f"{language}.txt")
+    if profile.is_file():
+        for line in profile.read_text("utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line and not line.startswith("["):
+                words.update(w.lower() for w in line.split())
+    return frozenset(words)
 
 
 def bounded_window(text: str, limit: int) -> str:
@@ -71,35 +94,35 @@ def bounded_window(text: str, limit: int) -> str:
 class Analyzer:
     """Turns text into retrieval terms with counts.
 
-    Lower-cased words become their Snowball stems, stop words and bare numbers dropped; and
-    wherever a phrase of the synonym lexicon occurs, the term of its concept is added, so that
-    "money back" also yields "refund". What each distinct word yields is cached, and the text is
-    walked word by word only when it holds a word that may start a phrase.
+    Lower-cased words become their Snowball stems (in ``language``), with the language's
+    ignored words (:func:`ignored_words`) and bare numbers dropped; and wherever a phrase of
+    ``synonyms`` (a lexicon: concept to phrases) occurs, the term of its concept is added, so
+    that with a retail lexicon "money back" also yields "refund". What each distinct word
+    yields is cached, and the text is walked word by word only when it holds a word that may
+    start a phrase.
 
-    ``stop_words`` defaults to scikit-learn's English list, which is then imported (only
-    then: see the import inside ``__init__``).
+    Raises:
+        ValueError: an unknown language, or a synonym concept or phrase that is not words.
     """
 
     def __init__(
         self,
-        synonyms: Mapping[str, Sequence[str]] = BUILTIN_SYNONYMS,
+        synonyms: Mapping[str, Sequence[str]] | None = None,
+        language: str = DEFAULT_LANGUAGE,
         stop_words: Iterable[str] | None = None,
     ) -> None:
-        if stop_words is None:
-            # scikit-learn's English list; imported here, not at the top, because importing
-            # scikit-learn takes most of a second and ``import govcore`` must not pay it.
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-            stop_words = ENGLISH_STOP_WORDS
-        self._stemmer = Stemmer.Stemmer("english")
-        self._stop_words = frozenset(stop_words) | _CONTRACTION_BASES | CONVERSATION_WORDS
+        if language not in languages():
+            raise ValueError(f"unknown language {language!r} (one of: {', '.join(languages())})")
+        self.language = language
+        self._stemmer = Stemmer.Stemmer(language)
+        self._stop_words = ignored_words(language) if stop_words is None else frozenset(stop_words)
         # word -> (stem, kept as a term, concept terms a single word stands for, whether its
         # stem starts a phrase)
         self._words: dict[str, _WordEntry] = {}
         self._single: dict[str, list[str]] = {}
         # first stem -> second stem -> [(the remaining stems, concept)]
         self._phrases: dict[str, dict[str, list[tuple[tuple[str, ...], str]]]] = {}
-        for concept, phrases in synonyms.items():
+        for concept, phrases in (synonyms or {}).items():
             concept_terms = [self._stem(w) for w in words_of(concept)]
             if len(concept_terms) != 1:
                 raise ValueError(f"synonym concept {concept!r} must be one word")

@@ -75,7 +75,7 @@ class Service:
         *,
         clock: Clock,
         store: Store,
-        retriever: Retriever,
+        retriever: Callable[[str], Retriever],
         token_counter: TokenCounter,
         trace_ids: Callable[[], str],
         decisions: DecisionQueue,
@@ -87,7 +87,14 @@ class Service:
         self.new_trace_id = trace_ids
         self.decisions = decisions
         self.keys = KeyRing(config.keys)
-        self.tenants: dict[str, CompiledTenant] = compile_tenants(config.tenants, retriever)
+        # One retriever per language among the tenants (most configurations have one).
+        retrievers = {
+            language: retriever(language)
+            for language in sorted({p.language for p in config.tenants.values()})
+        }
+        self.tenants: dict[str, CompiledTenant] = compile_tenants(
+            config.tenants, retrievers.__getitem__
+        )
         self.conversation_rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
@@ -96,7 +103,7 @@ class Service:
             getattr(store, "backend_errors", ())
         )
         self._retriever_errors: tuple[type[BaseException], ...] = tuple(
-            getattr(retriever, "backend_errors", ())
+            {error for r in retrievers.values() for error in getattr(r, "backend_errors", ())}
         )
 
     # --- access ----------------------------------------------------------------------------

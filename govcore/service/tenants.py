@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from govcore.core.gating import CompiledToolRule, compile_tool_rules
@@ -36,16 +36,19 @@ class CompiledTenant:
 
 
 def compile_tenants(
-    policy_sets: Mapping[str, PolicySet], retriever: Retriever
+    policy_sets: Mapping[str, PolicySet], retriever_for: Callable[[str], Retriever]
 ) -> dict[str, CompiledTenant]:
-    """Compile each tenant's policy set; tenants whose policies are identical share the work."""
+    """Compile each tenant's policy set, indexed by the retriever of its language; tenants
+    whose policies (and language) are identical share the work."""
     by_version: dict[str, CompiledTenant] = {}
     tenants: dict[str, CompiledTenant] = {}
     for tenant_id, policy_set in policy_sets.items():
         built = by_version.get(policy_set.version)
         if built is None:
             try:
-                built = by_version[policy_set.version] = _compile(policy_set, retriever)
+                built = by_version[policy_set.version] = _compile(
+                    policy_set, retriever_for(policy_set.language)
+                )
             except GovcoreError:
                 raise
             except Exception as exc:  # a retriever that cannot index is a setup problem
