@@ -169,6 +169,8 @@ class PolicyScore:
         semantic: the cosine similarity of the embeddings, or ``None`` when the index has none.
         terms: the query terms that carried the lexical score, each with its share of it,
             heaviest first (analysed forms: stems and concepts, as the index sees them).
+        example: the policy's ``examples`` phrase closest to the query, when that closeness
+            set the score.
     """
 
     position: int
@@ -176,6 +178,7 @@ class PolicyScore:
     lexical: float | None = None
     semantic: float | None = None
     terms: tuple[tuple[str, float], ...] = ()
+    example: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

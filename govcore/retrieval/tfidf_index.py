@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from govcore.policy import PolicyDocument
-from govcore.types import RetrievalHit
+from govcore.types import IndexExplanation, PolicyScore, RetrievalHit
 
 if TYPE_CHECKING:
     from govcore.backends.tfidf import TfidfRetriever
@@ -70,6 +70,8 @@ def _example_matrix(
     counts: list[int] = []
     row_starts = [0]
     owners: list[int] = []
+    sizes: list[int] = []
+    texts: list[str] = []
     for position, policy in enumerate(policies):
         for example in policy.examples:
             terms = retriever._analyzer.term_counts(example)
@@ -80,6 +82,8 @@ def _example_matrix(
                 counts.append(count)
             row_starts.append(len(columns))
             owners.append(position)
+            sizes.append(len(terms))
+            texts.append(example)
     if not owners:
         return None
     matrix = csr_matrix(
@@ -87,7 +91,9 @@ def _example_matrix(
         shape=(len(owners), len(vocabulary)),
     )
     weighted = transformer.transform(matrix).astype(np.float32)
-    return _Examples(weighted.T.tocsr(), np.asarray(owners, np.int64))
+    return _Examples(
+        weighted.T.tocsr(), np.asarray(owners, np.int64), np.asarray(sizes, np.int64), tuple(texts)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +101,20 @@ class _Examples:
     """Policy authors' example phrases, each a row of its own (term x example, transposed)."""
 
     term_example: Any
-    owners: npt.NDArray[np.int64]
+    owners: npt.NDArray[np.int64]  # the policy of each example
+    sizes: npt.NDArray[np.int64]  # how many distinct terms each example has
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """One query's scores, with what explanations need to take them apart."""
+
+    scores: npt.NDArray[np.float64]
+    columns: npt.NDArray[np.int64]  # the query's scored terms
+    query_values: npt.NDArray[np.float32]  # their weights, as multiplied into the scores
+    lexical: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    example_of: npt.NDArray[np.int64] | None = None  # per policy, the example that set it
 
 
 class TfidfIndex:
@@ -142,37 +161,144 @@ class TfidfIndex:
         """Similarity of the query with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
-        ``query_norm_floor``).
+        ``query_norm_floor``), raised to the query's closeness to one of the policy's example
+        phrases (see ``example_weight``), and to 1 when the message is made of exactly the
+        terms of one of them.
         """
-        weights = self._retriever._query_weights(query, context, self._columns_of)
+        return self._score(query, context).scores
+
+    def _score(self, query: str, context: Sequence[str]) -> _Scored:
+        retriever = self._retriever
+        weights = retriever._query_weights(query, context, self._columns_of)
         if not weights or self._term_policy is None:
-            return np.zeros(self._size)
+            nothing = np.zeros(self._size)
+            return _Scored(nothing, np.zeros(0, np.int64), np.zeros(0, np.float32), nothing)
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
         values *= self._idf[columns]
-        norm = max(float(np.sqrt(values @ values)), self._retriever.query_norm_floor)
-        limit = self._retriever.max_query_terms
+        true_norm = float(np.sqrt(values @ values))
+        limit = retriever.max_query_terms
         if len(columns) > limit:
             # The heaviest terms decide the ranking; the long tail of a long message costs
-            # postings but barely moves a score. The norm above still counts every term.
+            # postings but barely moves a score. The norm still counts every term.
             keep = np.argpartition(values, -limit)[-limit:]
             columns, values = columns[keep], values[keep]
-        values /= norm
         # Only the rows (postings) of the query's terms are read.
-        scores = np.asarray(self._term_policy[columns].T @ values, dtype=np.float64)
+        floored = values / max(true_norm, retriever.query_norm_floor)
+        scores = np.asarray(self._term_policy[columns].T @ floored, dtype=np.float64)
+        lexical = scores.copy()
+        example_of: npt.NDArray[np.int64] | None = None
         if self._examples is not None:
-            # A message close to one of a policy's example phrases is about that policy, even
-            # when the policy's long text dilutes its own similarity.
-            rows = self._examples.term_example[columns]
-            example_scores = rows.T @ values
-            # One shared word is a coincidence, not a paraphrase: an example counts only when
-            # it shares at least two terms with the message.
-            shared = np.diff(rows.tocsc().indptr)
-            example_scores[shared < _MIN_SHARED_EXAMPLE_TERMS] = 0.0
-            best = np.zeros(self._size)
-            np.maximum.at(best, self._examples.owners, example_scores)
-            np.maximum(scores, best * self._retriever.example_weight, out=scores)
-        return scores
+            example_of = self._raise_to_examples(query, columns, values / true_norm, scores)
+        return _Scored(scores, columns, floored, lexical, example_of)
+
+    def _raise_to_examples(
+        self,
+        query: str,
+        columns: npt.NDArray[np.int64],
+        unit_values: npt.NDArray[np.float32],
+        scores: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.int64]:
+        """Raise each policy's score to its closest example phrase's; returns, per policy, the
+        example that set its score (-1: none did)."""
+        examples = self._examples
+        assert examples is not None
+        rows = examples.term_example[columns]
+        # The plain cosine (no norm floor): the message's closeness to the phrase itself.
+        closeness = np.asarray(rows.T @ unit_values, dtype=np.float64)
+        shared = np.diff(rows.tocsc().indptr)
+        # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
+        # term of its own.
+        closeness[shared < np.minimum(examples.sizes, _MIN_SHARED_EXAMPLE_TERMS)] = 0.0
+        weighted = closeness * self._retriever.example_weight
+        # A message made of exactly an example's terms is what its author said the policy is
+        # for: full relevance, so an example always selects its policy.
+        complete = shared == examples.sizes
+        if complete.any():
+            # Every term of the message counts here, known to the index or not.
+            message_terms = len(self._retriever._analyzer.term_counts(query))
+            weighted[complete & (examples.sizes == message_terms)] = 1.0
+        best = np.full(self._size, -1.0)
+        np.maximum.at(best, examples.owners, weighted)
+        raised = best > scores
+        example_of = np.full(self._size, -1, dtype=np.int64)
+        if raised.any():
+            # The example of each raised policy: the best-scoring row owned by it.
+            order = np.lexsort((-weighted, examples.owners))
+            first = np.unique(examples.owners[order], return_index=True)
+            owners, starts = first
+            example_of[owners] = order[starts]
+            example_of[~raised] = -1
+            scores[raised] = best[raised]
+        return example_of
+
+    def explain(
+        self,
+        query: str,
+        *,
+        areas: frozenset[str] | None = None,
+        context: Sequence[str] = (),
+    ) -> IndexExplanation:
+        """Every candidate policy's score, the terms behind it and the floor of this query."""
+        scored = self._score(query, context)
+        scores = scored.scores
+        candidates = np.arange(self._size)
+        if areas is not None:
+            candidates = candidates[self._area_mask(areas)]
+        floor = self._floor(float(scores[candidates].max()) if len(candidates) else 0.0)
+        terms_by_policy = self._term_shares(scored, candidates)
+        names = self._names_of(scored.columns)
+        explained = []
+        for position in sorted(candidates.tolist(), key=lambda i: (-scores[i], i)):
+            example = None
+            if scored.example_of is not None and scored.example_of[position] >= 0:
+                example = self._examples.texts[scored.example_of[position]]  # type: ignore[union-attr]
+            explained.append(
+                PolicyScore(
+                    position=position,
+                    score=float(scores[position]),
+                    lexical=float(scored.lexical[position]),
+                    terms=tuple(
+                        (names[column], share)
+                        for column, share in terms_by_policy.get(position, ())
+                    ),
+                    example=example,
+                )
+            )
+        retriever = self._retriever
+        return IndexExplanation(
+            scores=tuple(explained),
+            thresholds={
+                "min_relevance": retriever.min_relevance,
+                "relative_relevance": retriever.relative_relevance,
+            },
+            floor=floor,
+        )
+
+    def _term_shares(
+        self, scored: _Scored, candidates: npt.NDArray[np.int64]
+    ) -> dict[int, list[tuple[int, float]]]:
+        """Per policy, each query term's part of its document score, heaviest first."""
+        if self._term_policy is None or not len(scored.columns):
+            return {}
+        rows = self._term_policy[scored.columns].tocoo()
+        wanted = set(candidates.tolist())
+        shares: dict[int, list[tuple[int, float]]] = {}
+        for row, policy, weight in zip(rows.row, rows.col, rows.data, strict=True):
+            if int(policy) in wanted:
+                part = float(weight * scored.query_values[row])
+                shares.setdefault(int(policy), []).append((int(scored.columns[row]), part))
+        for parts in shares.values():
+            parts.sort(key=lambda item: -item[1])
+        return shares
+
+    def _names_of(self, columns: npt.NDArray[np.int64]) -> dict[int, str]:
+        wanted = set(columns.tolist())
+        return {column: term for term, column in self._vocabulary.items() if column in wanted}
+
+    def _floor(self, best_score: float) -> float:
+        retriever = self._retriever
+        return max(retriever.min_relevance, retriever.relative_relevance * best_score, 1e-9)
 
     def search(
         self,
@@ -188,12 +314,7 @@ class TfidfIndex:
         scores = self.scores(query, context=context)
         if areas is not None:
             scores = np.where(self._area_mask(areas), scores, 0.0)
-        best_score = float(scores.max())
-        floor = max(
-            self._retriever.min_relevance,
-            self._retriever.relative_relevance * best_score,
-            1e-9,
-        )
+        floor = self._floor(float(scores.max()))
         candidates = np.flatnonzero(scores >= floor)
         if len(candidates) > top_k:
             # Top-K by partial selection, then sort only those K.
