@@ -7,6 +7,7 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 from __future__ import annotations
 
 from govcore.client import GovernanceClient
+from govcore.core.selection import CandidateExplanation, SelectionExplanation
 from govcore.decisions import (
     Decision,
     DecisionLog,
@@ -72,6 +73,7 @@ __all__ = [
     "AuthenticationError",
     "BackendError",
     "BindingEvent",
+    "CandidateExplanation",
     "Clock",
     "ConfigError",
     "ConversationSnapshot",
@@ -104,6 +106,7 @@ __all__ = [
     "RetrievalHit",
     "RetrievalIndex",
     "Retriever",
+    "SelectionExplanation",
     "Store",
     "StoreCommit",
     "StoreWrite",

@@ -1,4 +1,5 @@
-"""The ``govcore`` command: ``govcore validate CONFIG``, ``govcore demo`` and ``--version``.
+"""The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``, ``demo``
+and ``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import sys
 import tempfile
@@ -22,7 +24,8 @@ import yaml
 
 from govcore import __version__
 from govcore.config import load_config
-from govcore.errors import ConfigError
+from govcore.core.selection import REASONS
+from govcore.errors import ConfigError, GovcoreError
 from govcore.governance import Governance
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
 from govcore.stream_guard import StreamGuard
@@ -39,6 +42,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     validate = commands.add_parser("validate", help="check a configuration and its policies")
     validate.add_argument("config", help="path of a YAML or JSON configuration file")
+    explain = commands.add_parser(
+        "explain", help="say why each policy would or would not apply to a message"
+    )
+    explain.add_argument("config", help="path of a YAML or JSON configuration file")
+    explain.add_argument("message", help="the message, as a turn's content")
+    explain.add_argument("--key", required=True, help="API key (its tenant's policies are used)")
+    explain.add_argument("--context", action="append", default=[], help="an earlier turn (repeat)")
+    explain.add_argument(
+        "--attribute", action="append", default=[], metavar="NAME=VALUE", help="end-user attribute"
+    )
+    explain.add_argument("--area", action="append", help="a policy area id to restrict to")
+    explain.add_argument("--all", action="store_true", help="list every policy, not the best 10")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
     demo = commands.add_parser("demo", help="run the scripted example conversation")
     demo.add_argument("--config", help="configuration to use (default: the bundled example)")
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
@@ -47,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "validate":
         return _validate(args.config, sys.stdout, sys.stderr)
+    if args.command == "explain":
+        return _explain(args, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
 
 
@@ -68,6 +86,63 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         f"{_count(policies, 'policy', 'policies')}, {_count(len(loaded.keys), 'key')})",
         file=out,
     )
+    return 0
+
+
+_SHOWN = 10  # policies listed by ``explain`` without --all (besides the selected ones)
+
+
+def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    attributes: dict[str, str] = {}
+    for pair in args.attribute:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            print(f"--attribute {pair!r}: expected NAME=VALUE", file=err)
+            return 2
+        attributes[name] = value
+    try:
+        with Governance.from_config(args.config) as gov:
+            explanation = gov.client(args.key).explain_selection(
+                args.message,
+                recent_context=args.context or None,
+                attributes=attributes or None,
+                policy_area_ids=args.area,
+            )
+    except GovcoreError as exc:
+        print(f"error: {exc}", file=err)
+        return 1
+    if args.json:
+        json.dump(dataclasses.asdict(explanation), out, indent=2)
+        print(file=out)
+        return 0
+    thresholds = ", ".join(f"{name} {value:g}" for name, value in explanation.thresholds.items())
+    print(
+        f"floor {explanation.floor:.3f} ({thresholds or 'no thresholds reported'}); "
+        f"top-K {explanation.top_k}",
+        file=out,
+    )
+    print(f"selected: {', '.join(explanation.selected) or '-'}", file=out)
+    rows = [
+        c
+        for rank, c in enumerate(explanation.candidates)
+        if args.all or c.selected or rank < _SHOWN + len(explanation.selected)
+    ]
+    print(f"\n{'policy':<28}{'score':>7}{'lexical':>9}{'semantic':>10}  reason", file=out)
+    for c in rows:
+        lexical = "-" if c.lexical is None else f"{c.lexical:.3f}"
+        semantic = "-" if c.semantic is None else f"{c.semantic:.3f}"
+        print(
+            f"{c.policy_id[:27]:<28}{c.score:>7.3f}{lexical:>9}{semantic:>10}  {REASONS[c.reason]}",
+            file=out,
+        )
+        if c.example is not None:
+            print(f"{'':<28}  closest example: {c.example!r}", file=out)
+        if c.terms:
+            terms = ", ".join(f"{term} {share:.3f}" for term, share in c.terms[:6])
+            print(f"{'':<28}  terms: {terms}", file=out)
+    hidden = len(explanation.candidates) - len(rows)
+    if hidden:
+        print(f"\n({hidden} more policies score lower; --all lists them)", file=out)
     return 0
 
 

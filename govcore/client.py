@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
+from govcore.core.selection import SelectionExplanation
 from govcore.models import (
     ConversationSnapshot,
     FinalizeOutputRequest,
@@ -28,7 +27,7 @@ from govcore.service.runtime import Service
 __all__ = ["GovernanceClient"]
 
 RequestT = TypeVar("RequestT")
-ResponseT = TypeVar("ResponseT", bound=BaseModel)
+ResponseT = TypeVar("ResponseT")
 
 
 class GovernanceClient:
@@ -62,6 +61,35 @@ class GovernanceClient:
     def delete_conversation(self, session_id: str) -> None:
         """Purge a conversation's state; deleting an absent one succeeds."""
         call(self._service, endpoints.DELETE_CONVERSATION, self._api_key, session_id)
+
+    def explain_selection(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        recent_context: Sequence[str] | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        policy_area_ids: Sequence[str] | None = None,
+    ) -> SelectionExplanation:
+        """Why each policy would or would not apply to ``message`` sent as a turn.
+
+        For every policy of the key's tenant: its retrieval score (with its lexical and
+        semantic parts and the terms or example phrase behind it), the floor and thresholds,
+        and the reason it is or is not selected (see
+        :data:`govcore.core.selection.REASONS`). With ``session_id``, the policies that
+        conversation holds from earlier turns count as held. Records and renews nothing;
+        needs ``governance:read``. Not part of the HTTP interface.
+        """
+        request: dict[str, Any] = {"message": message}
+        if session_id is not None:
+            request["sessionId"] = session_id
+        if recent_context is not None:
+            request["recentContext"] = list(recent_context)
+        if attributes is not None:
+            request["endUserContext"] = {"attributes": dict(attributes)}
+        if policy_area_ids is not None:
+            request["policyAreaIds"] = list(policy_area_ids)
+        return self._call(endpoints.EXPLAIN_SELECTION, request)
 
     def pre_inference(
         self, request: PreInferenceRequest | Mapping[str, Any]

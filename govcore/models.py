@@ -407,6 +407,17 @@ class TurnRequest(_WireModel):
         return value
 
 
+class ExplainRequest(_WireModel):
+    """What :meth:`GovernanceClient.explain_selection` explains: one message, as a turn would
+    carry it. Not part of the HTTP interface; field names follow the turn request's."""
+
+    message: Text
+    session_id: Identifier | None = None
+    recent_context: Annotated[list[Text], Field(max_length=50)] | None = None
+    end_user_context: EndUserContext | None = None
+    policy_area_ids: AreaIds | None = None
+
+
 class TurnDiff(_WireModel):
     """What changed at a turn (docs/api.md, Record a turn)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from govcore.policy import PolicyDocument
@@ -198,6 +198,7 @@ class IndexExplanation:
     floor: float
 
 
+@runtime_checkable
 class ExplainableIndex(RetrievalIndex, Protocol):
     """A retrieval index that can say how it scored each policy (``govcore explain``)."""
 

@@ -1,4 +1,5 @@
-"""The conversation endpoints: record a turn, read and delete a conversation, pre-inference."""
+"""The conversation endpoints: record a turn, read and delete a conversation, pre-inference;
+and explanations of policy selection (in-process only)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,18 @@ from pydantic import TypeAdapter, ValidationError
 
 from govcore.core.conversation import TurnOutcome, advance_conversation, iso_timestamp, prioritise
 from govcore.core.render import render_injection_block
-from govcore.core.selection import retrieval_depth, select_policies
+from govcore.core.selection import (
+    SelectionExplanation,
+    retrieval_depth,
+    select_policies,
+)
+from govcore.core.selection import (
+    explain_selection as explain_candidates,
+)
 from govcore.errors import InvalidRequestError, NotFoundError
 from govcore.models import (
     ConversationSnapshot,
+    ExplainRequest,
     HistoryEntry,
     Identifier,
     PostInferenceResponse,
@@ -33,12 +42,19 @@ from govcore.service.requests import check_size
 from govcore.service.runtime import Result, Service
 from govcore.service.tenants import CompiledTenant
 from govcore.service.wire import applicable, binding_event, turn_diff
-from govcore.types import StoreCommit, StoreWrite
+from govcore.types import (
+    ExplainableIndex,
+    IndexExplanation,
+    PolicyScore,
+    StoreCommit,
+    StoreWrite,
+)
 
 __all__ = [
     "IDEMPOTENCY_WINDOW_SECONDS",
     "check_session_id",
     "delete_conversation",
+    "explain_selection",
     "get_conversation",
     "pre_inference",
     "record_turn",
@@ -72,6 +88,63 @@ def _select(
         )
     )
     return select_policies(hits, tenant.policy_set, attributes, settings.retrieval_top_k)
+
+
+def explain_selection(
+    service: Service, principal: Principal, request: ExplainRequest
+) -> Result[SelectionExplanation]:
+    """Why each policy of the tenant would or would not apply to a message (read-only).
+
+    Scores the message exactly as a turn would (same window, same recent context), and with a
+    ``sessionId`` names the policies the conversation holds from earlier turns. Records nothing
+    and renews nothing.
+    """
+    limit = service.settings.max_content_bytes
+    check_size("message", request.message, limit)
+    for i, text in enumerate(request.recent_context or ()):
+        check_size(f"recentContext[{i}]", text, limit)
+    tenant = service.tenant(principal)
+    settings = service.settings
+    window = settings.retrieval_window_chars
+    context = list(request.recent_context or ())
+    recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
+    areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
+    attributes = request.end_user_context.attributes if request.end_user_context else None
+    query = bounded_window(request.message, window)
+    bounded_context = [entry[-window:] for entry in recent]
+    index = tenant.index
+    if isinstance(index, ExplainableIndex):
+        explained = service.retrieval(
+            lambda: index.explain(query, areas=areas, context=bounded_context)
+        )
+    else:
+        # An index that cannot explain still says what it found: its hits, at their scores.
+        hits = service.retrieval(
+            lambda: index.search(
+                query, top_k=len(tenant.policy_set.policies), areas=areas, context=bounded_context
+            )
+        )
+        explained = IndexExplanation(
+            scores=tuple(PolicyScore(h.position, h.score) for h in hits), thresholds={}, floor=0.0
+        )
+    held: list[str] = []
+    if request.session_id is not None:
+        key = conversation_key(principal.tenant, request.session_id)
+        raw = service.storage(lambda: service.store.get(key))
+        if raw is not None:
+            state = service.decode_state(raw, key)
+            next_turn = state.turn_count + 1
+            release_after = service.conversation_rules.release_after_unselected_turns
+            held = [
+                b.policy_id
+                for b in state.bindings
+                if next_turn - b.last_selected_turn < release_after
+            ]
+    return Result(
+        explain_candidates(
+            explained, tenant.policy_set, attributes, settings.retrieval_top_k, held=held
+        )
+    )
 
 
 # --- POST conversation/turn ------------------------------------------------------------------

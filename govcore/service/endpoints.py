@@ -18,9 +18,11 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from govcore.config import GovernanceSettings
+from govcore.core.selection import SelectionExplanation
 from govcore.errors import GovcoreError, InternalError
 from govcore.models import (
     ConversationSnapshot,
+    ExplainRequest,
     FinalizeOutputRequest,
     PostInferenceRequest,
     PostInferenceResponse,
@@ -43,6 +45,7 @@ __all__ = [
     "CHECK_TOOL_CALL",
     "DELETE_CONVERSATION",
     "ENDPOINTS",
+    "EXPLAIN_SELECTION",
     "FINALIZE_OUTPUT",
     "GET_CONVERSATION",
     "POST_INFERENCE",
@@ -54,7 +57,7 @@ __all__ = [
 ]
 
 RequestT = TypeVar("RequestT")
-ResponseT = TypeVar("ResponseT", bound=BaseModel)
+ResponseT = TypeVar("ResponseT")
 M = TypeVar("M", bound=BaseModel)
 
 _log = logging.getLogger("govcore")
@@ -173,6 +176,13 @@ CHECK_OUTPUT_STREAM: Endpoint[StreamCheckRequest, StreamCheckResponse] = Endpoin
 FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoint(
     "finalize_output", "POST", "/governance/check-output/finalize", "governance:check",
     "post_inference_checking", _body(FinalizeOutputRequest), checks.finalize_output,
+)  # fmt: skip
+
+# In-process only (the typed client and ``govcore explain``): not routed by ``handle``, so the
+# wire interface stays exactly the specification's.
+EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
+    "explain_selection", "POST", "(in-process)", "governance:read", None,
+    _body(ExplainRequest), conversations.explain_selection,
 )  # fmt: skip
 
 ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (

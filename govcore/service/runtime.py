@@ -9,8 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
-
 from govcore.config import GovernanceSettings, LoadedConfig
 from govcore.core.conversation import BindingRecord, ConversationRules, ConversationState
 from govcore.core.ratelimit import (
@@ -28,7 +26,7 @@ from govcore.types import Clock, Retriever, Store, StoreWrite, TokenCounter
 
 __all__ = ["Result", "Service", "random_id"]
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M")
 T = TypeVar("T")
 
 _log = logging.getLogger("govcore")
