@@ -73,13 +73,22 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         loaded = load_config(config)
         # Building it checks what the file alone cannot: the store URL and the retriever name
         # resolve, the decision log's directory exists, every tenant's policies index.
-        Governance(loaded).close()
+        with Governance(loaded) as gov:
+            misses = gov.examples_that_miss()
     except ConfigError as exc:
         noun = "problem" if len(exc.problems) == 1 else "problems"
         print(f"{config}: {len(exc.problems)} {noun}", file=err)
         for problem in exc.problems:
             print(f"  - {problem}", file=err)
         return 1
+    for miss in misses:
+        instead = ", ".join(miss.selected) or "nothing"
+        print(
+            f"warning: tenants.{miss.tenant}: the example {miss.example!r} of policy "
+            f"{miss.policy_id!r} does not select it when sent as a message (it selects "
+            f"{instead}); `govcore explain` shows why",
+            file=err,
+        )
     policies = sum(len(p) for p in loaded.tenants.values())
     print(
         f"{config}: OK ({_count(len(loaded.tenants), 'tenant')}, "

@@ -22,6 +22,7 @@ from govcore.decisions import DecisionLog, DecisionQueue, JsonlDecisionLog, Memo
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.runtime import Service, random_id
+from govcore.service.tenants import ExampleMiss, examples_that_miss
 from govcore.types import Clock, Retriever, Store, TokenCounter
 
 if TYPE_CHECKING:
@@ -158,6 +159,17 @@ class Governance:
             KeyError: no such tenant.
         """
         return self._service.tenants[tenant].policy_set
+
+    def examples_that_miss(self) -> list[ExampleMiss]:
+        """Every policy ``examples`` phrase that, sent alone as a turn, would not select its
+        policy (``govcore validate`` warns about each): usually a phrase made only of stop
+        words, or one shared with another policy that scores higher."""
+        top_k = self.settings.retrieval_top_k
+        return [
+            miss
+            for tenant in self._service.tenants.values()
+            for miss in examples_that_miss(tenant, top_k)
+        ]
 
     @property
     def tenants(self) -> tuple[str, ...]:

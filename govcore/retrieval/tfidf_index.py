@@ -19,6 +19,7 @@ from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from govcore.policy import PolicyDocument
+from govcore.retrieval.analysis import words_of
 from govcore.types import IndexExplanation, PolicyScore, RetrievalHit
 
 if TYPE_CHECKING:
@@ -49,14 +50,29 @@ def build_index(retriever: TfidfRetriever, policies: Sequence[PolicyDocument]) -
     row_starts = np.zeros(len(policies) + 1, dtype=np.int64)
     np.cumsum([len(terms) for terms in per_policy], out=row_starts[1:])
     if not vocabulary:
-        return TfidfIndex(retriever, {}, np.zeros(0, np.float32), None, areas)
+        return TfidfIndex(
+            retriever, {}, np.zeros(0, np.float32), None, areas, None, _phrases_of(policies)
+        )
     matrix = csr_matrix((counts, columns, row_starts), shape=(len(policies), len(vocabulary)))
     # Sublinear TF, smoothed IDF and L2-normalised rows, as TfidfVectorizer would do.
     transformer = TfidfTransformer(sublinear_tf=True)
     weighted = transformer.fit_transform(matrix).astype(np.float32)
     idf = transformer.idf_.astype(np.float32)
     examples = _example_matrix(retriever, policies, vocabulary, transformer)
-    return TfidfIndex(retriever, vocabulary, idf, weighted.T.tocsr(), areas, examples)
+    return TfidfIndex(
+        retriever, vocabulary, idf, weighted.T.tocsr(), areas, examples, _phrases_of(policies)
+    )
+
+
+def _phrases_of(policies: Sequence[PolicyDocument]) -> dict[str, list[tuple[int, str]]]:
+    """Each example phrase's words (lower-cased, in order) -> the policies it belongs to."""
+    phrases: dict[str, list[tuple[int, str]]] = {}
+    for position, policy in enumerate(policies):
+        for example in policy.examples:
+            words = " ".join(words_of(example))
+            if words:
+                phrases.setdefault(words, []).append((position, example))
+    return phrases
 
 
 def _example_matrix(
@@ -113,8 +129,8 @@ class _Scored:
     scores: npt.NDArray[np.float64]
     columns: npt.NDArray[np.int64]  # the query's scored terms
     query_values: npt.NDArray[np.float32]  # their weights, as multiplied into the scores
-    lexical: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
-    example_of: npt.NDArray[np.int64] | None = None  # per policy, the example that set it
+    lexical: npt.NDArray[np.float64]  # the document similarity, before examples
+    examples: dict[int, str] = field(default_factory=dict)  # policy -> the example that set it
 
 
 class TfidfIndex:
@@ -132,9 +148,11 @@ class TfidfIndex:
         term_policy: csr_matrix | None,
         areas: Sequence[str | None],
         examples: _Examples | None = None,
+        phrases: Mapping[str, Sequence[tuple[int, str]]] | None = None,
     ) -> None:
         self._retriever = retriever
         self._examples = examples
+        self._phrases = phrases or {}
         # A turn's text comes back as recentContext on the next turns: map it to this index's
         # columns once.
         self._columns_of = functools.lru_cache(maxsize=1024)(self._text_columns)
@@ -172,7 +190,11 @@ class TfidfIndex:
         weights = retriever._query_weights(query, context, self._columns_of)
         if not weights or self._term_policy is None:
             nothing = np.zeros(self._size)
-            return _Scored(nothing, np.zeros(0, np.int64), np.zeros(0, np.float32), nothing)
+            scored = _Scored(
+                nothing, np.zeros(0, np.int64), np.zeros(0, np.float32), nothing.copy()
+            )
+            self._raise_to_phrases(query, scored)
+            return scored
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
         values *= self._idf[columns]
@@ -186,21 +208,29 @@ class TfidfIndex:
         # Only the rows (postings) of the query's terms are read.
         floored = values / max(true_norm, retriever.query_norm_floor)
         scores = np.asarray(self._term_policy[columns].T @ floored, dtype=np.float64)
-        lexical = scores.copy()
-        example_of: npt.NDArray[np.int64] | None = None
+        scored = _Scored(scores, columns, floored, scores.copy())
         if self._examples is not None:
-            example_of = self._raise_to_examples(query, columns, values / true_norm, scores)
-        return _Scored(scores, columns, floored, lexical, example_of)
+            self._raise_to_examples(query, columns, values / true_norm, scored)
+        self._raise_to_phrases(query, scored)
+        return scored
+
+    def _raise_to_phrases(self, query: str, scored: _Scored) -> None:
+        """A message that is one of a policy's example phrases (same words, in order) selects
+        that policy at full relevance, whatever its words are (even only stop words)."""
+        if not self._phrases:
+            return
+        for position, example in self._phrases.get(" ".join(words_of(query)), ()):
+            scored.scores[position] = 1.0
+            scored.examples[position] = example
 
     def _raise_to_examples(
         self,
         query: str,
         columns: npt.NDArray[np.int64],
         unit_values: npt.NDArray[np.float32],
-        scores: npt.NDArray[np.float64],
-    ) -> npt.NDArray[np.int64]:
-        """Raise each policy's score to its closest example phrase's; returns, per policy, the
-        example that set its score (-1: none did)."""
+        scored: _Scored,
+    ) -> None:
+        """Raise each policy's score to its closest example phrase's, noting the example."""
         examples = self._examples
         assert examples is not None
         rows = examples.term_example[columns]
@@ -220,17 +250,18 @@ class TfidfIndex:
             weighted[complete & (examples.sizes == message_terms)] = 1.0
         best = np.full(self._size, -1.0)
         np.maximum.at(best, examples.owners, weighted)
-        raised = best > scores
-        example_of = np.full(self._size, -1, dtype=np.int64)
-        if raised.any():
-            # The example of each raised policy: the best-scoring row owned by it.
-            order = np.lexsort((-weighted, examples.owners))
-            first = np.unique(examples.owners[order], return_index=True)
-            owners, starts = first
-            example_of[owners] = order[starts]
-            example_of[~raised] = -1
+        scores = scored.scores
+        raised = np.flatnonzero(best > scores)
+        if len(raised):
             scores[raised] = best[raised]
-        return example_of
+            # The example behind each raised policy: its best-scoring row.
+            wanted = set(raised.tolist())
+            for row in np.argsort(-weighted, kind="stable").tolist():
+                owner = int(examples.owners[row])
+                if owner in wanted and owner not in scored.examples:
+                    scored.examples[owner] = examples.texts[row]
+                    if len(scored.examples) == len(wanted):
+                        break
 
     def explain(
         self,
@@ -250,9 +281,6 @@ class TfidfIndex:
         names = self._names_of(scored.columns)
         explained = []
         for position in sorted(candidates.tolist(), key=lambda i: (-scores[i], i)):
-            example = None
-            if scored.example_of is not None and scored.example_of[position] >= 0:
-                example = self._examples.texts[scored.example_of[position]]  # type: ignore[union-attr]
             explained.append(
                 PolicyScore(
                     position=position,
@@ -262,7 +290,7 @@ class TfidfIndex:
                         (names[column], share)
                         for column, share in terms_by_policy.get(position, ())
                     ),
-                    example=example,
+                    example=scored.examples.get(position),
                 )
             )
         retriever = self._retriever

@@ -6,12 +6,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from govcore.core.gating import CompiledToolRule, compile_tool_rules
+from govcore.core.selection import retrieval_depth, select_policies
 from govcore.detection.scanner import Scanner, compile_rules
 from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicySet
 from govcore.types import RetrievalIndex, Retriever
 
-__all__ = ["CompiledTenant", "compile_tenants"]
+__all__ = ["CompiledTenant", "ExampleMiss", "compile_tenants", "examples_that_miss"]
 
 # RE2 builds its automata lazily: a first scan at compile time keeps that off a caller's time.
 _WARM_UP_TEXT = "Reach me at a@example.com or +1 415 555 0100; card 4111 1111 1111 1111."
@@ -79,3 +80,34 @@ def _compile(policy_set: PolicySet, retriever: Retriever) -> CompiledTenant:
         always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
         tool_rules=compile_tool_rules(policy_set.policies),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleMiss:
+    """A policy's ``examples`` phrase that, sent as a message, does not select its policy."""
+
+    tenant: str
+    policy_id: str
+    example: str
+    selected: tuple[str, ...]  # what the phrase selects instead
+
+
+def examples_that_miss(tenant: CompiledTenant, top_k: int) -> list[ExampleMiss]:
+    """Each example phrase of the tenant's policies that a turn made of it would not select.
+
+    The phrase is scored as a turn's content with no context, for an end user whose
+    attributes satisfy the policy's ``appliesWhen`` (the first listed value of each).
+    """
+    policy_set = tenant.policy_set
+    misses = []
+    for policy in policy_set.policies:
+        attributes = {
+            name: value[0] if isinstance(value, list) and value else value
+            for name, value in (policy.applies_when or {}).items()
+        }
+        for example in policy.examples:
+            hits = tenant.index.search(example, top_k=retrieval_depth(top_k))
+            selected = select_policies(hits, policy_set, attributes, top_k)
+            if policy.id not in selected:
+                misses.append(ExampleMiss(policy_set.tenant, policy.id, example, tuple(selected)))
+    return misses
