@@ -21,12 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
 
-# How much each occurrence of a term counts, by the field of the policy it is in: a title or an
-# example phrase says more about what a policy is for than a sentence deep in its text.
-_TITLE_WEIGHT = 3
-_LEAD_WEIGHT = 2  # summary, tags and example phrases
-_BODY_WEIGHT = 1  # area and text
-
 
 class TfidfRetriever:
     """Builds :class:`TfidfIndex` objects, weighted by scikit-learn's :class:`TfidfTransformer`.
@@ -34,42 +28,58 @@ class TfidfRetriever:
     Args:
         min_relevance: the lowest cosine similarity a selected policy may have.
         relative_relevance: a selected policy also scores at least this fraction of the best
-            policy's score, so a clear match does not drag weak neighbours in with it. Both
-            defaults are calibrated on the labelled evaluation set in ``benchmarks/``.
-        query_norm_floor: queries are scaled by ``1 / max(norm, floor)`` rather than
-            ``1 / norm``: scores are cosines for ordinary queries, but a two-word message that
-            shares one word with a policy cannot reach a high score on that word alone.
+            policy's score, so a clear match does not drag weak neighbours in with it. The
+            thresholds, ``single_term_factor`` and ``context_weight`` are chosen by
+            leave-one-domain-out evaluation on five organisations' policies
+            (``benchmarks/retrieval_eval.py``; docs/retrieval.md).
+        min_query_terms: a message with fewer terms than this is scored as if the missing
+            terms were there and matched nothing (its vector is scaled by
+            ``sqrt(terms / min_query_terms)``): a two-word message sharing one word with a
+            policy cannot reach a high score on that word alone. Independent of the policy
+            set's size, unlike a floor on the norm.
         example_weight: a policy scores at least this fraction of the query's similarity to
             the closest of its ``examples`` phrases.
         max_query_terms: only this many of the query's heaviest terms are scored (the top-K
             agree with scoring every term in over 99% of cases on the benchmark corpus).
         context_weight: how much the recent-context turns count against the current turn.
         synonyms: paraphrase concepts (a lexicon: one-word concept to phrases that mean it).
+        field_weights: how much one occurrence of a term counts in the title, in the lead
+            (summary, tags and example phrases) and in the body (area and text): a title says
+            more about what a policy is for than a sentence deep in its text.
+        single_term_factor: the score of a policy that shares only one term with a message
+            of several terms is multiplied by this.
         language: the language of text analysis (its stemmer, stop words and conversation
             words); see :func:`govcore.retrieval.analysis.languages`.
     """
 
-    DEFAULT_MIN_RELEVANCE = 0.12
-    DEFAULT_RELATIVE_RELEVANCE = 0.6
-    DEFAULT_QUERY_NORM_FLOOR = 8.0
+    DEFAULT_MIN_RELEVANCE = 0.16
+    DEFAULT_RELATIVE_RELEVANCE = 0.7
+    DEFAULT_MIN_QUERY_TERMS = 5.0
     DEFAULT_MAX_QUERY_TERMS = 48
     DEFAULT_EXAMPLE_WEIGHT = 0.4
+    DEFAULT_SINGLE_TERM_FACTOR = 1.0
 
     def __init__(
         self,
         *,
         min_relevance: float = DEFAULT_MIN_RELEVANCE,
         relative_relevance: float = DEFAULT_RELATIVE_RELEVANCE,
-        query_norm_floor: float = DEFAULT_QUERY_NORM_FLOOR,
+        min_query_terms: float = DEFAULT_MIN_QUERY_TERMS,
         max_query_terms: int = DEFAULT_MAX_QUERY_TERMS,
         example_weight: float = DEFAULT_EXAMPLE_WEIGHT,
-        context_weight: float = 0.5,
+        context_weight: float = 1.0,
         synonyms: Mapping[str, Sequence[str]] | None = None,
         language: str = DEFAULT_LANGUAGE,
+        field_weights: tuple[int, int, int] = (3, 2, 1),
+        single_term_factor: float = DEFAULT_SINGLE_TERM_FACTOR,
     ) -> None:
+        if len(field_weights) != 3 or min(field_weights) < 0 or max(field_weights) == 0:
+            raise ValueError("field_weights are three non-negative counts, not all 0")
+        self.field_weights = tuple(field_weights)
+        self.single_term_factor = single_term_factor
         self.min_relevance = min_relevance
         self.relative_relevance = relative_relevance
-        self.query_norm_floor = query_norm_floor
+        self.min_query_terms = min_query_terms
         self.max_query_terms = max_query_terms
         self.example_weight = example_weight
         self.context_weight = context_weight
@@ -101,14 +111,16 @@ class TfidfRetriever:
 
     def _policy_terms(self, policy: PolicyDocument) -> dict[str, int]:
         # Fields of equal weight are analysed together: one pass per weight, not per field.
+        title, lead, body = self.field_weights
         by_weight = (
-            (_TITLE_WEIGHT, policy.title),
-            (_LEAD_WEIGHT, "\n".join([policy.summary, *policy.tags, *policy.examples])),
-            (_BODY_WEIGHT, f"{policy.area or ''}\n{policy.text}"),
+            (title, policy.title),
+            (lead, "\n".join([policy.summary, *policy.tags, *policy.examples])),
+            (body, f"{policy.area or ''}\n{policy.text}"),
         )
         terms: dict[str, int] = {}
         for weight, text in by_weight:
-            self._analyzer.term_counts(text, weight, into=terms)
+            if weight:
+                self._analyzer.term_counts(text, weight, into=terms)
         return terms
 
     def _query_weights(

@@ -179,7 +179,7 @@ class TfidfIndex:
         """Similarity of the query with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
-        ``query_norm_floor``), raised to the query's closeness to one of the policy's example
+        ``min_query_terms``), raised to the query's closeness to one of the policy's example
         phrases (see ``example_weight``), and to 1 when the message is made of exactly the
         terms of one of them.
         """
@@ -206,8 +206,15 @@ class TfidfIndex:
             keep = np.argpartition(values, -limit)[-limit:]
             columns, values = columns[keep], values[keep]
         # Only the rows (postings) of the query's terms are read.
-        floored = values / max(true_norm, retriever.query_norm_floor)
-        scores = np.asarray(self._term_policy[columns].T @ floored, dtype=np.float64)
+        short = max(1.0, math.sqrt(retriever.min_query_terms / len(weights)))
+        floored = values / (true_norm * short)
+        postings = self._term_policy[columns]
+        scores = np.asarray(postings.T @ floored, dtype=np.float64)
+        if retriever.single_term_factor != 1.0 and len(columns) > 1:
+            # A policy that shares one word with a message of several is more often a
+            # coincidence ("connect" in a printer question, a connecting flight) than a topic.
+            matched = np.bincount(postings.indices, minlength=self._size)
+            scores[matched == 1] *= retriever.single_term_factor
         scored = _Scored(scores, columns, floored, scores.copy())
         if self._examples is not None:
             self._raise_to_examples(query, columns, values / true_norm, scored)

@@ -94,8 +94,10 @@ def test_an_example_in_other_case_and_punctuation_selects_its_policy(
     domain, policy_id, example = case
     shout = data.draw(st.booleans())
     text = example.upper() if shout else example.lower()
-    text = data.draw(st.sampled_from(["", "  ", "\n"])) + text + data.draw(
-        st.sampled_from(["", "?", "!!", " ...", "."])
+    text = (
+        data.draw(st.sampled_from(["", "  ", "\n"]))
+        + text
+        + data.draw(st.sampled_from(["", "?", "!!", " ...", "."]))
     )
     doc = next(d for d in SHIPPED[domain] if d["id"] == policy_id)
     assert policy_id in _selected(domain, text, _attributes_for(doc))
@@ -174,7 +176,10 @@ def test_validate_is_quiet_when_every_example_selects_its_policy(
     path = tmp_path / "govcore.yaml"
     path.write_text(
         yaml.safe_dump(
-            {"tenants": {"bank": {"policies": [BALANCE, OVERDRAFT]}}, "keys": [{"key": KEY, "tenant": "bank"}]}
+            {
+                "tenants": {"bank": {"policies": [BALANCE, OVERDRAFT]}},
+                "keys": [{"key": KEY, "tenant": "bank"}],
+            }
         )
     )
     assert main(["validate", str(path)]) == 0

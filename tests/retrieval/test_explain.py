@@ -71,7 +71,8 @@ def test_scores_name_their_terms_and_thresholds(gov: govcore.Governance) -> None
     assert explanation.floor >= explanation.thresholds["min_relevance"]
     lost = next(c for c in explanation.candidates if c.policy_id == "lost-parcels")
     assert lost.selected
-    assert lost.lexical is not None and lost.lexical > 0
+    assert lost.lexical is not None
+    assert lost.lexical > 0
     terms = [term for term, _ in lost.terms]
     assert "parcel" in terms
     shares = [share for _, share in lost.terms]
