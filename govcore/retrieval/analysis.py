@@ -71,7 +71,9 @@ def ignored_words(language: str) -> frozenset[str]:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
         words |= ENGLISH_STOP_WORDS
-    profile = resources.files("govcore.retrieval.languages").joinpath(f"{language}.txt")
+    # The Porter variant of Dutch stemming shares the Dutch profile.
+    profile_name = "dutch" if language == "dutch_porter" else language
+    profile = resources.files("govcore.retrieval.languages").joinpath(f"{profile_name}.txt")
     if profile.is_file():
         for line in profile.read_text("utf-8").splitlines():
             line = line.split("#", 1)[0].strip()
@@ -195,14 +197,24 @@ class Analyzer:
                     terms[concept] = terms.get(concept, 0) + weight
 
     def _stem(self, word: str) -> str:
-        return str(self._stemmer.stemWord(word.strip("'").split("'", 1)[0]))
+        return str(self._stemmer.stemWord(self._base(word)))
+
+    def _base(self, word: str) -> str:
+        """The part of a word with an apostrophe that carries its meaning: the part before it
+        ("customer's", "don't" -> "don"), unless that part is an ignored word and the part
+        after is a word of its own: an elided article or preposition ("l'adresse",
+        "dell'ordine" -> "adresse", "ordine")."""
+        head, _, tail = word.strip("'").partition("'")
+        if len(tail) > 2 and head in self._stop_words:
+            return tail
+        return head
 
     def _learn(self, word: str) -> _WordEntry:
         if len(self._words) >= _CACHE_LIMIT:
             # A new dictionary rather than clear(): threads reading the old one carry on safely.
             self._words = {}
-        base = word.strip("'").split("'", 1)[0]  # "don't" -> "don", "customer's" -> "customer"
-        stem = self._stem(base)
+        base = self._base(word)
+        stem = str(self._stemmer.stemWord(base))
         kept = len(base) > 1 and base not in self._stop_words and not base.isdigit()
         entry = (stem, kept, tuple(self._single.get(stem, ())), stem in self._phrases)
         self._words[word] = entry

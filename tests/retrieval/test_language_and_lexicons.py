@@ -165,3 +165,15 @@ def test_the_retail_lexicon_ships_and_loads() -> None:
     lexicon = load_lexicon("retail")
     assert "money back" in lexicon["refund"]
     assert all(" " not in concept for concept in lexicon)
+
+
+def test_an_elided_article_does_not_hide_the_word_after_it() -> None:
+    """French and Italian glue articles to the next word: "l'adresse" is about an address.
+    English possessives and contractions keep their first part."""
+    french = Analyzer(language="french").term_counts("Quelle est l'adresse de livraison ?")
+    assert french == {"adress": 1, "livraison": 1}
+    italian = Analyzer(language="italian").term_counts("lo stato dell'ordine")
+    assert "ordin" in italian
+    assert "dell" not in italian
+    english = Analyzer().term_counts("don't touch the customer's refund, we've said")
+    assert english == {"touch": 1, "custom": 1, "refund": 1}
