@@ -97,14 +97,15 @@ _THIRD_PARTY_STORE = """
 
 
 def test_builtins_are_declared_as_entry_points() -> None:
-    """The installed metadata declares memory and tfidf, as pyproject.toml says."""
+    """The installed metadata declares memory, tfidf and hybrid, as pyproject.toml says."""
     stores = importlib.metadata.entry_points(group="govcore.stores")
     retrievers = importlib.metadata.entry_points(group="govcore.retrievers")
     assert {(e.name, e.value) for e in stores} >= {
         ("memory", "govcore.backends.memory:MemoryStore")
     }
     assert {(e.name, e.value) for e in retrievers} >= {
-        ("tfidf", "govcore.backends.tfidf:TfidfRetriever")
+        ("tfidf", "govcore.backends.tfidf:TfidfRetriever"),
+        ("hybrid", "govcore.backends.hybrid:HybridRetriever"),
     }
 
 
@@ -321,7 +322,9 @@ def test_unknown_retriever_names_the_setting_and_choices() -> None:
     """An unknown retriever name is a settings.retriever error listing the known names."""
     with pytest.raises(ConfigError) as caught:
         retriever_from_name("bm25")
-    assert _problem(caught) == "settings.retriever: unknown retriever 'bm25'; known: tfidf"
+    assert _problem(caught) == (
+        "settings.retriever: unknown retriever 'bm25'; known: hybrid, tfidf"
+    )
 
 
 def test_credentials_for_a_store_that_takes_none_are_refused_unechoed() -> None:
