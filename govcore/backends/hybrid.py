@@ -155,7 +155,9 @@ class HybridRetriever:
         ]
         vectors = self.cache.embeddings(self.embedder, [*documents, *(t for _, t in examples)])
         owners = np.fromiter((p for p, _ in examples), dtype=np.int64, count=len(examples))
-        return HybridIndex(self, lexical, vectors, owners, [p.area for p in policies])
+        return HybridIndex(
+            self, lexical, vectors, owners, [p.area for p in policies], [t for _, t in examples]
+        )
 
     def document_text(self, policy: PolicyDocument) -> str:
         """The text a policy's document vector is computed from: what the policy is about,
@@ -194,6 +196,7 @@ class HybridIndex:
         vectors: npt.NDArray[np.float32],
         example_owners: npt.NDArray[np.int64],
         areas: Sequence[str | None],
+        example_texts: Sequence[str] = (),
     ) -> None:
         self._retriever = retriever
         self._lexical = lexical
@@ -202,6 +205,7 @@ class HybridIndex:
         # phrases, each owned by the policy at the same place in example_owners.
         self._vectors = vectors
         self._example_owners = example_owners
+        self._example_texts = list(example_texts)
         self._areas = np.array([a if a is not None else "" for a in areas], dtype=object)
         self._area_masks: dict[frozenset[str], npt.NDArray[np.bool_]] = {}
 
@@ -215,14 +219,22 @@ class HybridIndex:
 
     def cosines(self, query: str, *, context: Sequence[str] = ()) -> Scores:
         """Each policy's best cosine similarity to the turn (0 for a turn with no text)."""
+        return self._cosines(query, context)[0]
+
+    def _cosines(self, query: str, context: Sequence[str]) -> tuple[Scores, dict[int, str]]:
+        """The best cosines, and the example phrases that gave a policy its best one."""
         vector = self._retriever.query_vector(query, context)
         if vector is None or self._size == 0:
-            return np.zeros(self._size)
+            return np.zeros(self._size), {}
         similarities = self._vectors @ vector
         best = similarities[: self._size].astype(np.float64)
+        closest: dict[int, str] = {}
         if len(self._example_owners):
-            np.maximum.at(best, self._example_owners, similarities[self._size :])
-        return best
+            from_examples = similarities[self._size :]
+            np.maximum.at(best, self._example_owners, from_examples)
+            for row in np.flatnonzero(from_examples >= best[self._example_owners]).tolist():
+                closest.setdefault(int(self._example_owners[row]), self._example_texts[row])
+        return best, closest
 
     def parts(self, query: str, *, context: Sequence[str] = ()) -> tuple[Scores | None, Scores]:
         """The lexical scores (``None`` without a lexical half) and the cosines of every policy."""
@@ -273,7 +285,9 @@ class HybridIndex:
     ) -> IndexExplanation:
         """Every candidate policy's fused score with its lexical and semantic parts.
 
-        ``terms`` is left empty: the lexical index does not say which terms carried its score.
+        ``lexical``, ``terms`` and ``example`` come from the lexical index's own explanation;
+        ``semantic`` is the policy's best cosine, and when that was one of its example phrases,
+        ``example`` names that phrase instead.
         """
         retriever = self._retriever
         thresholds = {
@@ -283,20 +297,31 @@ class HybridIndex:
         }
         if self._size == 0:
             return IndexExplanation(scores=(), thresholds=thresholds, floor=self._floor(None))
-        lexical, cosines = self.parts(query, context=context)
+        lexical_parts: dict[int, PolicyScore] = {}
+        lexical: Scores | None = None
+        if self._lexical is not None:
+            explained_lexically = self._lexical.explain(query, context=context)
+            lexical_parts = {part.position: part for part in explained_lexically.scores}
+            lexical = np.array([lexical_parts[i].score for i in range(self._size)])
+        cosines, closest_example = self._cosines(query, context)
         scores = self._restricted(self.fuse(lexical, cosines), areas)
         positions = (
             range(self._size) if areas is None else np.flatnonzero(self._area_mask(areas)).tolist()
         )
-        explained = [
-            PolicyScore(
-                position=i,
-                score=float(scores[i]),
-                lexical=None if lexical is None else float(lexical[i]),
-                semantic=float(cosines[i]),
+        explained = []
+        for i in sorted(positions, key=lambda i: (-scores[i], i)):
+            words = lexical_parts.get(i)
+            example = closest_example.get(i) or (words.example if words is not None else None)
+            explained.append(
+                PolicyScore(
+                    position=i,
+                    score=float(scores[i]),
+                    lexical=None if lexical is None else float(lexical[i]),
+                    semantic=float(cosines[i]),
+                    terms=words.terms if words is not None else (),
+                    example=example,
+                )
             )
-            for i in sorted(positions, key=lambda i: (-scores[i], i))
-        ]
         return IndexExplanation(
             scores=tuple(explained), thresholds=thresholds, floor=self._floor(scores)
         )

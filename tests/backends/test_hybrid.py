@@ -252,7 +252,11 @@ def test_explain_agrees_with_search_and_gives_both_parts(
         hits = index.search(message, top_k=top_k, context=context)
         assert [(h.position, h.score) for h in hits] == [(s.position, s.score) for s in expected]
     assert set(explanation.thresholds) >= {"min_relevance", "relative_relevance"}
-    lexical = TfidfRetriever().index(documents("vet")).scores(message, context=context)
+    if explanation.scores[0].lexical:
+        assert explanation.scores[0].terms, "a lexical score comes with the terms behind it"
+    lexical_index = TfidfRetriever().index(documents("vet"))
+    lexical = lexical_index.scores(message, context=context)
+    words = {p.position: p for p in lexical_index.explain(message, context=context).scores}
     query = HybridRetriever(embedder, lexical=None).query_vector(message, context)
     assert query is not None
     cosines = index.vectors @ query
@@ -260,6 +264,7 @@ def test_explain_agrees_with_search_and_gives_both_parts(
     weight = HybridRetriever.DEFAULT_LEXICAL_WEIGHT
     for part in explanation.scores:
         assert part.lexical == pytest.approx(lexical[part.position], abs=1e-6)
+        assert part.terms == words[part.position].terms
         assert part.semantic is not None
         assert part.semantic == pytest.approx(cosines[part.position], abs=1e-5)
         semantic = min(max((part.semantic - floor) / (1 - floor), 0.0), 1.0)
@@ -269,7 +274,8 @@ def test_explain_agrees_with_search_and_gives_both_parts(
 def test_explain_of_the_examples_takes_their_best_vector(
     embedder: SentenceTransformerEmbedder,
 ) -> None:
-    """A policy's semantic part is the best of its document and its example phrases."""
+    """A policy's semantic part is the best of its document and its example phrases, and the
+    explanation names the example phrase that gave it."""
     policy = PolicyDocument.model_validate(
         {**VET[5], "examples": ["I overslept and missed the vet", "can I move my slot to Friday"]}
     )
@@ -277,6 +283,7 @@ def test_explain_of_the_examples_takes_their_best_vector(
     message = "I overslept and missed the vet"
     (explained,) = index.explain(message).scores
     assert explained.semantic == pytest.approx(1.0, abs=1e-4)
+    assert explained.example == message
     assert len(index.vectors) == 3
 
 
