@@ -76,16 +76,19 @@ class HybridRetriever:
         text_chars: how many characters of a policy's ``text`` go into its document vector
             (the title and summary say what the policy is about; a long text dilutes them).
         query_cache_size: how many query texts' embeddings are kept in memory.
+        centering: this fraction of the message's mean cosine over all policies is taken off
+            each cosine before the floor: what counts is how far a policy stands out.
     """
 
     DEFAULT_LEXICAL_WEIGHT = 0.5
-    DEFAULT_SEMANTIC_FLOOR = 0.25
-    DEFAULT_MIN_RELEVANCE = 0.10
-    DEFAULT_RELATIVE_RELEVANCE = 0.7
+    DEFAULT_SEMANTIC_FLOOR = 0.15
+    DEFAULT_MIN_RELEVANCE = 0.14
+    DEFAULT_RELATIVE_RELEVANCE = 0.6
     DEFAULT_CONTEXT_WEIGHT = 0.5
     DEFAULT_QUERY_CHARS = 1000
     DEFAULT_TEXT_CHARS = 300
     DEFAULT_QUERY_CACHE_SIZE = 1024
+    DEFAULT_CENTERING = 0.5
 
     def __init__(
         self,
@@ -101,6 +104,7 @@ class HybridRetriever:
         query_chars: int = DEFAULT_QUERY_CHARS,
         text_chars: int = DEFAULT_TEXT_CHARS,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+        centering: float = DEFAULT_CENTERING,
     ) -> None:
         if not 0.0 <= lexical_weight <= 1.0:
             raise ValueError(f"lexical_weight must be in [0, 1], not {lexical_weight}")
@@ -115,6 +119,7 @@ class HybridRetriever:
         self.cache = EmbeddingCache(Path(cache_dir) if cache_dir is not None else None)
         self.lexical_weight = lexical_weight
         self.semantic_floor = semantic_floor
+        self.centering = centering
         self.min_relevance = min_relevance
         self.relative_relevance = relative_relevance
         self.context_weight = context_weight
@@ -245,6 +250,10 @@ class HybridIndex:
         """The fused scores, in [0, 1], from the parts :meth:`parts` returns."""
         retriever = self._retriever
         floor = retriever.semantic_floor
+        if retriever.centering and len(cosines) > 1:
+            # How far a policy stands out from this message's similarity to the policy set as
+            # a whole: a message about the business is somewhat similar to all its policies.
+            cosines = cosines - retriever.centering * float(np.mean(cosines))
         semantic = np.clip((cosines - floor) / (1.0 - floor), 0.0, 1.0)
         if lexical is None:
             return semantic
