@@ -290,7 +290,8 @@ def _resolve_lexicons(
     place: Callable[[str], str],
     problems: list[ConfigProblem],
 ) -> GovernanceSettings:
-    """Lexicon files resolved against the configuration's folder, and each one readable."""
+    """Lexicon files, a model folder and the embedding cache resolved against the
+    configuration's folder; each lexicon readable."""
     resolved: list[str] = []
     for i, name in enumerate(settings.lexicons):
         entry = name if name in shipped_lexicons() else str(base_dir / name)
@@ -303,7 +304,16 @@ def _resolve_lexicons(
                 ConfigProblem(place(f"settings.lexicons[{i}]"), f"unreadable lexicon: {exc}")
             )
         resolved.append(entry)
-    return settings.model_copy(update={"lexicons": resolved})
+    update: dict[str, Any] = {"lexicons": resolved}
+    # A model folder and the embedding cache, like policy and lexicon files, are relative to
+    # the configuration file (a model named by a package is not a path).
+    model = settings.semantic_model
+    if not Path(model).is_absolute() and (base_dir / model).is_dir():
+        update["semantic_model"] = str(base_dir / model)
+    cache = settings.embedding_cache_dir
+    if cache and not cache.startswith("~") and not Path(cache).is_absolute():
+        update["embedding_cache_dir"] = str(base_dir / cache)
+    return settings.model_copy(update=update)
 
 
 def _tenant_id_problem(tenant_id: object) -> str | None:

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 import govcore
+import govcore.config
 from govcore.retrieval.analysis import Analyzer, ignored_words
 from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
 from govcore.testing import FakeClock
@@ -177,3 +178,20 @@ def test_an_elided_article_does_not_hide_the_word_after_it() -> None:
     assert "dell" not in italian
     english = Analyzer().term_counts("don't touch the customer's refund, we've said")
     assert english == {"touch": 1, "custom": 1, "refund": 1}
+
+
+def test_the_embedding_cache_and_a_model_folder_are_relative_to_the_configuration(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "models" / "mine").mkdir(parents=True)
+    path = tmp_path / "govcore.yaml"
+    settings = {"embedding_cache_dir": "cache", "semantic_model": "models/mine"}
+    path.write_text(yaml.safe_dump(_lexicon_config(settings)))
+    loaded = govcore.config.load_config(path).settings
+    assert loaded.embedding_cache_dir == str(tmp_path / "cache")
+    assert loaded.semantic_model == str(tmp_path / "models" / "mine")
+    # A packaged model's name and "" (no cache) are not paths.
+    path.write_text(yaml.safe_dump(_lexicon_config({"embedding_cache_dir": ""})))
+    loaded = govcore.config.load_config(path).settings
+    assert loaded.embedding_cache_dir == ""
+    assert loaded.semantic_model == "all-MiniLM-L6-v2"
