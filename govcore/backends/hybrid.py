@@ -30,6 +30,7 @@ from govcore.retrieval.embedding import (
     QueryEmbeddings,
     resolve_cache_dir,
 )
+from govcore.retrieval.ranking import relevance_floor, top_hits
 from govcore.types import IndexExplanation, PolicyScore, RetrievalHit
 
 if TYPE_CHECKING:
@@ -277,13 +278,7 @@ class HybridIndex:
         if self._size == 0 or top_k <= 0:
             return []
         scores = self._restricted(self.scores(query, context=context), areas)
-        floor = self._floor(scores)
-        candidates = np.flatnonzero(scores >= floor)
-        if len(candidates) > top_k:
-            best = np.argpartition(scores[candidates], -top_k)[-top_k:]
-            candidates = candidates[best]
-        order = sorted(candidates.tolist(), key=lambda i: (-scores[i], i))
-        return [RetrievalHit(position=i, score=float(scores[i])) for i in order]
+        return top_hits(scores, self._floor(scores), top_k)
 
     def explain(
         self,
@@ -338,7 +333,7 @@ class HybridIndex:
     def _floor(self, scores: Scores | None) -> float:
         best = float(scores.max()) if scores is not None and len(scores) else 0.0
         retriever = self._retriever
-        return max(retriever.min_relevance, retriever.relative_relevance * best, 1e-9)
+        return relevance_floor(best, retriever.min_relevance, retriever.relative_relevance)
 
     def _restricted(self, scores: Scores, areas: frozenset[str] | None) -> Scores:
         """``scores`` with the policies outside ``areas`` at 0 (they are no candidates)."""

@@ -20,6 +20,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from govcore.policy import PolicyDocument
 from govcore.retrieval.analysis import words_of
+from govcore.retrieval.ranking import relevance_floor, top_hits
 from govcore.types import IndexExplanation, PolicyScore, RetrievalHit
 
 if TYPE_CHECKING:
@@ -333,7 +334,7 @@ class TfidfIndex:
 
     def _floor(self, best_score: float) -> float:
         retriever = self._retriever
-        return max(retriever.min_relevance, retriever.relative_relevance * best_score, 1e-9)
+        return relevance_floor(best_score, retriever.min_relevance, retriever.relative_relevance)
 
     def search(
         self,
@@ -349,14 +350,7 @@ class TfidfIndex:
         scores = self.scores(query, context=context)
         if areas is not None:
             scores = np.where(self._area_mask(areas), scores, 0.0)
-        floor = self._floor(float(scores.max()))
-        candidates = np.flatnonzero(scores >= floor)
-        if len(candidates) > top_k:
-            # Top-K by partial selection, then sort only those K.
-            best = np.argpartition(scores[candidates], -top_k)[-top_k:]
-            candidates = candidates[best]
-        order = sorted(candidates.tolist(), key=lambda i: (-scores[i], i))
-        return [RetrievalHit(position=i, score=float(scores[i])) for i in order]
+        return top_hits(scores, self._floor(float(scores.max())), top_k)
 
     def _area_mask(self, areas: frozenset[str]) -> npt.NDArray[np.bool_]:
         mask = self._area_masks.get(areas)
