@@ -50,6 +50,11 @@ class Binding:
     since_turn: int
     last_selected_turn: int
 
+    def held_at(self, turn_index: int, rules: ConversationRules) -> bool:
+        """Whether the binding still holds at ``turn_index`` if not selected there: it is
+        released after ``rules.release_after_unselected_turns`` turns without selection."""
+        return turn_index - self.last_selected_turn < rules.release_after_unselected_turns
+
 
 class BindingRecord(NamedTuple):
     """A binding event as stored in the conversation's log.
@@ -257,7 +262,7 @@ def advance_conversation(
         elif (
             policy is not None
             and policy.applies_to(attributes)
-            and turn_index - binding.last_selected_turn < rules.release_after_unselected_turns
+            and binding.held_at(turn_index, rules)
         ):
             bindings[policy_id] = binding
         else:

@@ -11,16 +11,11 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from govcore.config import GovernanceSettings
 from govcore.core.conversation import TurnOutcome, advance_conversation, iso_timestamp, prioritise
 from govcore.core.render import render_injection_block
-from govcore.core.selection import (
-    SelectionExplanation,
-    retrieval_depth,
-    select_policies,
-)
-from govcore.core.selection import (
-    explain_selection as explain_candidates,
-)
+from govcore.core.selection import SelectionExplanation, retrieval_depth, select_policies
+from govcore.core.selection import explain_selection as explain_candidates
 from govcore.errors import InvalidRequestError, NotFoundError
 from govcore.models import (
     ConversationSnapshot,
@@ -77,17 +72,26 @@ def _select(
 ) -> dict[str, float]:
     """Retrieval for one turn, bounded in length, then the core's selection rules."""
     settings = service.settings
-    window = settings.retrieval_window_chars
-    recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
+    query, bounded_context = _retrieval_input(settings, text, context)
     hits = service.retrieval(
         lambda: tenant.index.search(
-            bounded_window(text, window),
+            query,
             top_k=retrieval_depth(settings.retrieval_top_k),
             areas=areas,
-            context=[entry[-window:] for entry in recent],
+            context=bounded_context,
         )
     )
     return select_policies(hits, tenant.policy_set, attributes, settings.retrieval_top_k)
+
+
+def _retrieval_input(
+    settings: GovernanceSettings, text: str, context: Sequence[str]
+) -> tuple[str, list[str]]:
+    """What retrieval reads of a turn: its bounded window, and the end of each of the latest
+    context entries."""
+    window = settings.retrieval_window_chars
+    recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
+    return bounded_window(text, window), [entry[-window:] for entry in recent]
 
 
 def explain_selection(
@@ -105,13 +109,11 @@ def explain_selection(
         check_size(f"recentContext[{i}]", text, limit)
     tenant = service.tenant(principal)
     settings = service.settings
-    window = settings.retrieval_window_chars
-    context = list(request.recent_context or ())
-    recent = context[-settings.recent_context_turns :] if settings.recent_context_turns else []
     areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
     attributes = request.end_user_context.attributes if request.end_user_context else None
-    query = bounded_window(request.message, window)
-    bounded_context = [entry[-window:] for entry in recent]
+    query, bounded_context = _retrieval_input(
+        settings, request.message, request.recent_context or ()
+    )
     index = tenant.index
     if isinstance(index, ExplainableIndex):
         explained = service.retrieval(
@@ -134,12 +136,8 @@ def explain_selection(
         if raw is not None:
             state = service.decode_state(raw, key)
             next_turn = state.turn_count + 1
-            release_after = service.conversation_rules.release_after_unselected_turns
-            held = [
-                b.policy_id
-                for b in state.bindings
-                if next_turn - b.last_selected_turn < release_after
-            ]
+            rules = service.conversation_rules
+            held = [b.policy_id for b in state.bindings if b.held_at(next_turn, rules)]
     return Result(
         explain_candidates(
             explained, tenant.policy_set, attributes, settings.retrieval_top_k, held=held
