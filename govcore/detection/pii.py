@@ -22,6 +22,8 @@ __all__ = [
     "PRIVATE_KEY_BEGIN",
     "PRIVATE_KEY_END",
     "Detector",
+    "card_issuer_valid",
+    "iban_length_valid",
     "luhn_valid",
     "mod97_valid",
 ]
@@ -44,6 +46,10 @@ class Detector:
     searched (``reach`` bytes before and after), which is much faster for patterns that could
     start almost anywhere."""
     reach: tuple[int, int] = (0, 0)
+    restart_inside: bool = True
+    """When the validator refuses a candidate, look for the next candidate from the next word
+    inside it (``Step 2 4111 ...``: the refused ``2 4111 ...`` hides the card that starts at
+    ``4111``); when false, from the candidate's end."""
 
 
 def _digit(char: str) -> int | None:
@@ -120,24 +126,121 @@ def _bounded(text: str, start: int, end: int, inside: Callable[[str], bool]) -> 
     )
 
 
+# Issuer identification number ranges and the lengths their cards have (ISO/IEC 7812 and the
+# networks' published ranges), as (first prefix, last prefix, shortest, longest). Prefixes of the
+# same length are compared as numbers. A Luhn-valid number outside all of them (a 13-digit
+# millisecond timestamp starting with 1, an order number) is no card number.
+_CARD_RANGES: tuple[tuple[str, str, int, int], ...] = (
+    ("1", "1", 15, 15),  # UATP
+    ("2200", "2204", 16, 19),  # Mir
+    ("2221", "2720", 16, 16),  # Mastercard 2-series
+    ("300", "305", 14, 19),  # Diners Club
+    ("3095", "3095", 14, 19),
+    ("34", "34", 15, 15),  # American Express
+    ("36", "36", 14, 19),  # Diners Club International
+    ("3528", "3589", 16, 19),  # JCB
+    ("37", "37", 15, 15),  # American Express
+    ("38", "39", 14, 19),  # Diners Club
+    ("4", "4", 13, 19),  # Visa (13, 16 and 19 digits; Visa Electron and partners 13-19)
+    ("50", "50", 12, 19),  # Maestro, Dankort, Verve
+    ("51", "55", 16, 16),  # Mastercard
+    ("56", "58", 12, 19),  # Maestro
+    ("6", "6", 12, 19),  # Discover, UnionPay, Maestro, RuPay, InterPayment, Troy
+    ("81", "82", 16, 16),  # RuPay
+    ("9792", "9792", 16, 16),  # Troy
+)
+_VISA_LENGTHS = frozenset((13, 16, 19))
+
+
+def card_issuer_valid(digits: list[int]) -> bool:
+    """Whether a card number's first digits name an issuer that uses its length."""
+    count = len(digits)
+    for first, last, shortest, longest in _CARD_RANGES:
+        if not shortest <= count <= longest:
+            continue
+        prefix = 0
+        for digit in digits[: len(first)]:
+            prefix = prefix * 10 + digit
+        if int(first) <= prefix <= int(last):
+            return first != "4" or count in _VISA_LENGTHS
+    return False
+
+
+_NON_DIGITS = re.compile(r"\D+")
+
+
+def _card_grouping(candidate: str) -> bool:
+    """Whether a card number is written as cards are: one kind of separator throughout, and,
+    when separated, a first group of at least four digits (4-4-4-4, 4-6-5, 4-6-4 ...). So
+    "390 4000 0000 0000 0002" is a number and then a card, not a card and then a number."""
+    first = _NON_DIGITS.search(candidate)
+    if first is None:
+        return True
+    return first.start() >= 4 and len(set(_NON_DIGITS.findall(candidate))) == 1
+
+
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if start > 0 and (_is_digit(text[start - 1]) or text[start - 1].isalpha()):
         return None
     for cut in _cut_points(text, start, end):
         digits = _digits_of(text[start:cut])
-        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits):
+        if (
+            13 <= len(digits) <= 19
+            and _card_grouping(text[start:cut])
+            and len(set(digits)) > 1
+            and card_issuer_valid(digits)
+            and luhn_valid(digits)
+        ):
             if cut < len(text) and (_is_digit(text[cut]) or text[cut].isalpha()):
                 continue
             return start, cut, 1.0
     return None
 
 
+# The length of each country's IBAN (the SWIFT IBAN registry, plus the countries that publish
+# IBANs outside it, French overseas territories with France's length). Checking it refuses an
+# IBAN cut short that still passes mod 97, and a valid one that would take the next word along.
+_IBAN_LENGTHS: dict[str, int] = {
+    **dict.fromkeys(("NO",), 15),
+    **dict.fromkeys(("BE",), 16),
+    **dict.fromkeys(("DK", "FI", "FK", "FO", "GL", "NL", "SD"), 18),
+    **dict.fromkeys(("MK", "SI"), 19),
+    **dict.fromkeys(("AT", "BA", "EE", "KZ", "LT", "LU", "MN", "XK"), 20),
+    **dict.fromkeys(("CH", "HR", "LI", "LV"), 21),
+    **dict.fromkeys(("BG", "BH", "CR", "DE", "GB", "GE", "IE", "ME", "RS", "VA"), 22),
+    **dict.fromkeys(("AE", "GI", "IL", "IQ", "OM", "SO", "TL"), 23),
+    **dict.fromkeys(("AD", "CZ", "ES", "MD", "PK", "RO", "SA", "SE", "SK", "TN", "VG"), 24),
+    **dict.fromkeys(("AO", "CV", "GW", "LY", "MZ", "PT", "ST"), 25),
+    **dict.fromkeys(("DZ", "IR", "IS", "TR"), 26),
+    **dict.fromkeys(
+        ("BI", "CF", "CG", "CM", "DJ", "FR", "GA", "GQ", "GR", "IT", "KM", "MC", "MG", "MR"), 27
+    ),
+    **dict.fromkeys(("BL", "GF", "GP", "MF", "MQ", "NC", "PF", "PM", "RE", "TD", "TF"), 27),
+    **dict.fromkeys(("WF", "YT", "SM"), 27),
+    **dict.fromkeys(("AL", "AZ", "BF", "BJ", "BY", "CI", "CY", "DO", "GT", "HN", "HU"), 28),
+    **dict.fromkeys(("LB", "ML", "NE", "NI", "PL", "SN", "SV", "TG"), 28),
+    **dict.fromkeys(("BR", "EG", "PS", "QA", "UA"), 29),
+    **dict.fromkeys(("JO", "KW", "MU", "YE"), 30),
+    **dict.fromkeys(("MT", "SC"), 31),
+    **dict.fromkeys(("LC",), 32),
+    **dict.fromkeys(("RU",), 33),
+}
+
+
+def iban_length_valid(iban: str) -> bool:
+    """Whether an IBAN (no spaces) has its country's length."""
+    return _IBAN_LENGTHS.get(iban[:2].upper()) == len(iban)
+
+
 def _iban(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if start > 0 and _is_word(text[start - 1]):
         return None
+    expected = _IBAN_LENGTHS.get(text[start : start + 2].upper())
+    if expected is None:
+        return None
     for cut in _cut_points(text, start, end):
         compact = text[start:cut].replace(" ", "")  # the pattern allows single spaces only
-        if 15 <= len(compact) <= 34 and mod97_valid(compact):
+        if len(compact) == expected and mod97_valid(compact):
             if cut < len(text) and _is_word(text[cut]):
                 continue
             return start, cut, 1.0
@@ -158,9 +261,25 @@ def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None  # a date, perhaps with a time after it
     if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", candidate):
         return None  # an IPv4 address
-    if re.fullmatch(r"\d{3}-\d{2}-\d{4}", candidate):
+    if re.fullmatch(r"\d{3}[-. ]\d{2}[-. ]\d{4}", candidate) and candidate[3] == candidate[6]:
         return None  # the US SSN shape, which its own detector judges
     return start, end, 0.7
+
+
+# Words that announce a phone number, in the languages govcore has profiles for and a few more.
+# A number of a weaker shape (two groups, or one run of digits) is a phone number only after one.
+_PHONE_WORDS = re.compile(
+    r"(?i)(?:\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|call|fax|whatsapp|sms|"
+    r"hotline|telefon|telefonnummer|handy|mobil|tél|téléphone|portable|teléfono|telefono|"
+    r"móvil|movil|celular|cellulare|telefone|telemóvel|telefoon|mobiel|телефон|тел)\b"
+    r"|電話|携帯|电话|手机|전화)[^\d\n]{0,24}$"
+)
+
+
+def _phone_after_word(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if _PHONE_WORDS.search(text[max(0, start - 48) : start]) is None:
+        return None
+    return _phone(text, start, end)
 
 
 def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
@@ -175,29 +294,70 @@ def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     serial = digits[5] * 1000 + digits[6] * 100 + digits[7] * 10 + digits[8]
     if area in (0, 666) or area >= 900 or group == 0 or serial == 0:
         return None
-    separated = len(candidate) == 11 and candidate[3] == candidate[6] and candidate[3] in "- "
+    separated = len(candidate) == 11 and candidate[3] == candidate[6] and candidate[3] in "- ."
     if len(candidate) != 9 and not separated:
         return None  # mixed or odd separators: not the SSN shape
-    return start, end, 1.0 if separated else 0.8
+    if separated or _SSN_WORDS.search(text[max(0, start - 48) : start]) is not None:
+        return start, end, 1.0
+    return start, end, 0.8
+
+
+_SSN_WORDS = re.compile(r"(?i)\b(?:ssn|ssns|social security|soc\.? sec\.?|ss#)[^\d\n]{0,24}$")
+
+
+_ZONE = re.compile(r"%[A-Za-z0-9_\-]+")
+_PREFIX_LENGTH = re.compile(r"/(\d{1,3})(?![\w.])")
+
+
+def _ipv4_valid(candidate: str) -> bool:
+    """Four decimal parts of at most 255; zero-padded parts ("010") are accepted, as logs
+    and configuration files write them."""
+    parts = candidate.split(".")
+    return len(parts) == 4 and all(
+        part.isdigit() and len(part) <= 3 and int(part) <= 255 for part in parts
+    )
 
 
 def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    # A dotted quad may sit next to a colon ("10.1.2.3:8080", "host:10.1.2.3"); an IPv6
-    # candidate next to one is a piece of a longer address, and is left to the whole.
-    glue = ".:" if ":" in text[start:end] else "."
-    if not _bounded(text, start, end, lambda c: _is_word(c) or c in glue):
-        return None
-    if not any(c.isalnum() for c in text[start:end]):
-        return None  # "::" in prose ("x :: Int") is punctuation, not the unspecified address
+    """An IPv4 or IPv6 address. The span is the address, with an IPv6 zone (``fe80::1%eth0``)
+    and a CIDR prefix length (``10.0.0.0/8``), without a port or brackets."""
     candidate = text[start:end]
+    if not any(c.isalnum() for c in candidate):
+        return None  # "::" in prose ("x :: Int") is punctuation, not the unspecified address
+    six = ":" in candidate
+    size = len(text)
+    # Glued to more of a dotted or colon-separated run ("1.2.3.4.5", "v1.2.3.4", a piece of a
+    # longer IPv6 address), the candidate is part of something else. A full stop or colon
+    # that ends a sentence is not glue: "IP: 192.168.1.1." is an address.
+    if start > 0:
+        before = text[start - 1]
+        if _is_word(before) or (six and before == ":"):
+            return None
+        if before == "." and start > 1 and _is_word(text[start - 2]):
+            return None
+    if end < size:
+        after = text[end]
+        if _is_word(after):
+            return None
+        if (after == "." or (six and after == ":")) and end + 1 < size and _is_word(text[end + 1]):
+            return None
     if not candidate.isascii():
         candidate = "".join(
             str(_digit(c)) if _is_digit(c) and not c.isascii() else c for c in candidate
         )
-    try:
-        ipaddress.ip_address(candidate)
-    except ValueError:
+    if six:
+        try:
+            ipaddress.IPv6Address(candidate)
+        except ValueError:
+            return None
+        zone = _ZONE.match(text, end)
+        if zone is not None:
+            end = zone.end()
+    elif not _ipv4_valid(candidate):
         return None
+    prefix = _PREFIX_LENGTH.match(text, end)
+    if prefix is not None and int(prefix.group(1)) <= (128 if six else 32):
+        end = prefix.end()
     return start, end, 1.0
 
 
@@ -279,11 +439,14 @@ DETECTORS: tuple[Detector, ...] = (
         # Unbounded repeats, lengths checked by the validator: counted repeats of large
         # Unicode classes would blow up RE2's DFA and send it to its slow engine.
         r"(?:\"[^\"\r\n@]+\"|[\p{L}\p{N}!#$%&'*+/=?^_`{|}~.\-]+)@"
-        r"(?:\[(?:IPv6:)?[0-9a-fA-F.:]+\]|[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}\p{L}+)",
+        r"(?:\[(?:IPv6:)?[0-9a-fA-F.:]+\]|[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*"
+        # An IDNA top-level label ("xn--p1ai") first: leftmost-first RE2 would stop at "xn".
+        r"\.(?:xn--[a-zA-Z0-9\-]*[a-zA-Z0-9]|\p{L}\p{L}+))",
         _email,
         "contains an email address",
         anchor=b"@",
         reach=(4 * 64 + 4, 4 * 255 + 4),
+        restart_inside=False,
     ),
     Detector(
         "credit_card",
@@ -308,10 +471,22 @@ DETECTORS: tuple[Detector, ...] = (
         rf"|{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{2,4}}",
         _phone,
         "contains a phone number",
+        # A run of groups refused as too long ("4111 1111 1111 1111") is not a phone number
+        # from its second group on.
+        restart_inside=False,
+    ),
+    Detector(
+        "phone",
+        # Two groups ("425 8829090", "03-1234567") or one run of digits: far more often a price,
+        # a version or an order number, so only after a word such as "phone" or "Tel.".
+        rf"\+?{_ND}{{2,5}}[ .\-/]{_ND}{{3,8}}|{_ND}{{7,12}}",
+        _phone_after_word,
+        "contains a phone number",
+        restart_inside=False,
     ),
     Detector(
         "us_ssn",
-        rf"{_ND}{{3}}[- ]?{_ND}{{2}}[- ]?{_ND}{{4}}",
+        rf"{_ND}{{3}}[- .]?{_ND}{{2}}[- .]?{_ND}{{4}}",
         _ssn,
         "contains a US social security number",
     ),

@@ -87,6 +87,7 @@ class _Pattern:
     validator: Any | None  # PII validator, or None for a policy author's regex
     anchor: bytes | None = None
     reach: tuple[int, int] = (0, 0)
+    restart_inside: bool = True
 
 
 class Scanner:
@@ -526,12 +527,30 @@ def _window_spans(
             continue
         accepted = pattern.validator(text, begin, end)
         if accepted is None:
+            if pattern.restart_inside:
+                # Every place a match can begin is tried: a refused candidate ("2 4111 1111
+                # 1111 1111", "Step 2" before a card) does not hide one that starts at a later
+                # word inside it.
+                following = _next_word_start(text, begin + 1, end)
+                if following < end:
+                    position = chars.byte(following)
             continue
         yield accepted
         if accepted[1] < end:
             # The validator kept a shorter match (a card number followed by a year): search
             # again right after it, so a match that began inside the candidate is not lost.
             position = chars.byte(accepted[1])
+
+
+# Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
+# slash that joins it to one ("123-45-6789": "45" and "6789" continue the first group).
+_WORD_START = re.compile(r"(?<![^\W_])(?<![^\W_][\-./])[^\W_]")
+
+
+def _next_word_start(text: str, start: int, end: int) -> int:
+    """The first position in ``[start, end)`` where a new value may begin, else ``end``."""
+    found = _WORD_START.search(text, start, end)
+    return end if found is None else found.start()
 
 
 def _text_order(hit: Hit) -> tuple[int, int, int]:
@@ -611,7 +630,14 @@ def compile_rules(
     return Scanner(
         compiled,
         [
-            _Pattern(p, tuple(owners), v, d.anchor if d else None, d.reach if d else (0, 0))
+            _Pattern(
+                p,
+                tuple(owners),
+                v,
+                d.anchor if d else None,
+                d.reach if d else (0, 0),
+                d.restart_inside if d else True,
+            )
             for p, owners, v, d in patterns.values()
         ],
         terms,

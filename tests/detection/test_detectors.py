@@ -302,13 +302,14 @@ def test_dates_with_a_time_or_dots_are_not_phone_numbers(text: str) -> None:
         ("123-45-6789", 1.0),
         ("078-05-1120", 1.0),
         ("219 09 9999", 1.0),
+        ("219.09.9999", 1.0),
         ("899-12-3456", 1.0),
         ("123456789", 0.8),
     ],
 )
 def test_valid_ssns_are_found(ssn: str, factor: float) -> None:
     """Valid area, group and serial are an SSN; without separators at 0.8 of the confidence."""
-    text = f"SSN {ssn}."
+    text = f"reference {ssn}."
     hits = scanner(SSN).scan(text)
     assert [text[h.start : h.end] for h in hits] == [ssn]
     assert hits[0].confidence == pytest.approx(0.9 * factor)
