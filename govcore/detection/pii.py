@@ -171,12 +171,14 @@ _NON_DIGITS = re.compile(r"\D+")
 
 def _card_grouping(candidate: str) -> bool:
     """Whether a card number is written as cards are: one kind of separator throughout, and,
-    when separated, a first group of at least four digits (4-4-4-4, 4-6-5, 4-6-4 ...). So
-    "390 4000 0000 0000 0002" is a number and then a card, not a card and then a number."""
+    when separated, a first group of four digits (4-4-4-4, 4-6-5, 4-6-4; eight or twelve when
+    a separator was left out or hidden). So "390 4000 0000 0000 0002" is a number and then a
+    card, not a card and then a number. A group of four before a card written in fours is
+    ambiguous ("6777 4000 0000 0000 0002"): the first valid reading wins."""
     first = _NON_DIGITS.search(candidate)
     if first is None:
         return True
-    return first.start() >= 4 and len(set(_NON_DIGITS.findall(candidate))) == 1
+    return first.start() % 4 == 0 and len(set(_NON_DIGITS.findall(candidate))) == 1
 
 
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
@@ -267,19 +269,21 @@ def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 
 
 # Words that announce a phone number, in the languages govcore has profiles for and a few more.
-# A number of a weaker shape (two groups, or one run of digits) is a phone number only after one.
-_PHONE_WORDS = re.compile(
-    r"(?i)(?:\b(?:phone|tel|telephone|mobile|mob|cell|cellphone|call|fax|whatsapp|sms|"
-    r"hotline|telefon|telefonnummer|handy|mobil|tél|téléphone|portable|teléfono|telefono|"
-    r"móvil|movil|celular|cellulare|telefone|telemóvel|telefoon|mobiel|телефон|тел)\b"
-    r"|電話|携帯|电话|手机|전화)[^\d\n]{0,24}$"
+# A number of a weaker shape (two groups, or one run of digits) is a phone number only after one
+# of them, with no other digits between: the word is part of the candidate, the span is not.
+_PHONE_WORDS_ASCII = (
+    "phone|telephone|tel|mobile|mob|cell|cellphone|call|fax|whatsapp|sms|hotline|telefon|"
+    "telefonnummer|handy|mobil|portable|telefono|movil|celular|cellulare|telefone|telefoon|mobiel"
 )
+_PHONE_WORDS_OTHER = "tél|téléphone|teléfono|móvil|telemóvel|телефон|тел|電話|携帯|电话|手机|전화"
+_WEAK_PHONE_NUMBER = re.compile(r"\+?\d{2,5}[ .\-/]\d{3,8}$|\d{7,12}$")
 
 
 def _phone_after_word(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if _PHONE_WORDS.search(text[max(0, start - 48) : start]) is None:
+    number = _WEAK_PHONE_NUMBER.search(text, start, end)
+    if number is None:
         return None
-    return _phone(text, start, end)
+    return _phone(text, number.start(), end)
 
 
 def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
@@ -479,7 +483,8 @@ DETECTORS: tuple[Detector, ...] = (
         "phone",
         # Two groups ("425 8829090", "03-1234567") or one run of digits: far more often a price,
         # a version or an order number, so only after a word such as "phone" or "Tel.".
-        rf"\+?{_ND}{{2,5}}[ .\-/]{_ND}{{3,8}}|{_ND}{{7,12}}",
+        rf"(?:\b(?:{_PHONE_WORDS_ASCII})\b|(?:{_PHONE_WORDS_OTHER}))[^\d\n]{{0,24}}"
+        rf"(?:\+?{_ND}{{2,5}}[ .\-/]{_ND}{{3,8}}|{_ND}{{7,12}})",
         _phone_after_word,
         "contains a phone number",
         restart_inside=False,

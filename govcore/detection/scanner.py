@@ -22,12 +22,11 @@ case sensitivity back on for part of a pattern).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import ahocorasick  # type: ignore[import-not-found]
 import re2  # type: ignore[import-untyped]
 
 from govcore.detection.normalize import normalize
@@ -48,9 +47,13 @@ _OPTIONS.max_mem = 64 << 20  # room for the DFA of large rule sets before RE2 fa
 _UNANCHORED = re2._Anchor.UNANCHORED
 
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
-# Up to this many distinct terms present in a text, a str.find loop per term (memchr speed)
-# beats walking the whole text through the automaton; beyond it the automaton's one pass wins.
-_FIND_LIMIT = 16
+# The terms' alternation: leftmost-longest, so "money back guarantee" wins over "money back"
+# at the same start; a large DFA budget, since it holds every term of the tenant.
+_TERM_OPTIONS = re2.Options()
+_TERM_OPTIONS.case_sensitive = False
+_TERM_OPTIONS.longest_match = True
+_TERM_OPTIONS.log_errors = False
+_TERM_OPTIONS.max_mem = 256 << 20
 # Candidates held back by a match are looked for again this far either side of it: more than
 # a card number, an IBAN, a phone number or an address spans.
 _FREED_REACH = 400
@@ -101,35 +104,17 @@ class Scanner:
     ) -> None:
         self.rules = tuple(rules)
         self._patterns = tuple(patterns)
-        self._terms = tuple((key, tuple(owners)) for key, owners in terms.items())
-        # One RE2 set of every pattern (indices first) and every term literal (after them)
-        # tells in one pass which occur at all, so the cost of the rules that do not occur is
-        # one DFA step per byte, however many there are. Present patterns are then searched
-        # one by one, present terms with str.find (or the automaton when many occur).
-        # A phrase (a term of several words) is also found with other whitespace between its
-        # words ("money  back", "money\nback"): the set holds it as a pattern with a run of
-        # whitespace for each space, and a phrase that occurs is located with its own pattern.
-        self._phrase_patterns: dict[int, Any] = {
-            index: re2.compile(_phrase_pattern(key), _OPTIONS)
-            for index, (key, _) in enumerate(self._terms)
-            if " " in key
-        }
+        # One RE2 set of every pattern tells in one pass which occur at all, so the cost of the
+        # rules that do not occur is one DFA step per byte, however many there are. Present
+        # patterns are then searched one by one.
         self._set: Any = None
-        if patterns or terms:
+        if patterns:
             every = re2.Set.SearchSet(_OPTIONS)
             for pattern in patterns:
                 every.Add(pattern.compiled.pattern)
-            for key in terms:
-                every.Add(_phrase_pattern(key) if " " in key else re2.escape(key))
             every.Compile()
             self._set = every
-        self._automaton: Any = None
-        if terms:
-            automaton = ahocorasick.Automaton()
-            for key, owners in self._terms:
-                automaton.add_word(key, (len(key), owners))
-            automaton.make_automaton()
-            self._automaton = automaton
+        self._terms = _TermMatcher(terms) if terms else None
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -226,16 +211,14 @@ class Scanner:
         normalized = normalize(window)
         found: dict[int, list[tuple[int, int, float]]] = {}
         data = normalized.text.encode("utf-8")
+        # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
+        chars = _CharOffsets(normalized.text, data)
         present = self._set.Match(data) if self._set is not None else None
         if present:
-            present.sort()  # RE2 answers in no particular order; patterns come first
-            first_term = bisect_left(present, len(self._patterns))
-            # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
-            chars = _CharOffsets(normalized.text, data)
-            if first_term:
-                self._scan_patterns(normalized.text, data, chars, present[:first_term], found)
-            if first_term < len(present):
-                self._scan_terms(normalized.text, data, chars, present[first_term:], found)
+            present.sort()  # RE2 answers in no particular order
+            self._scan_patterns(normalized.text, data, chars, present, found)
+        if self._terms is not None:
+            self._terms.scan(normalized.text, data, chars, found)
         hits: list[Hit] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
@@ -270,73 +253,103 @@ class Scanner:
                 for rule_index in pattern.rules:
                     found.setdefault(rule_index, []).append((begin, end, factor))
 
-    def _scan_terms(
+
+TermOwners = tuple[tuple[int, bool, bool], ...]
+"""The rules a term belongs to: ``(rule index, needs a word boundary before, ... after)``."""
+
+
+class _TermMatcher:
+    """Every ``terms`` rule's words and phrases, found in one leftmost-longest RE2 search.
+
+    All terms are one alternation. Where a term begins or ends with an ASCII letter or digit,
+    an ASCII word boundary (``\\b``) in the pattern lets RE2 pass over occurrences inside longer
+    words at DFA speed; every match's boundaries are then checked for real (Unicode letters and
+    digits). A phrase's words may be separated by any run of up to 16 whitespace characters.
+    After each match the search resumes at its next character, so terms of other rules that
+    overlap it are found too; shorter terms that begin where it begins ("money back" inside
+    "money back guarantee") come from a table built with the scanner.
+    """
+
+    def __init__(self, terms: dict[str, list[tuple[int, bool, bool]]]) -> None:
+        self._owners: dict[str, TermOwners] = {key: tuple(owners) for key, owners in terms.items()}
+        self._regexp: Any = re2.compile(
+            "|".join(_term_pattern(key) for key in terms), _TERM_OPTIONS
+        )._regexp
+        self._prefixes: dict[str, tuple[str, ...]] = {}
+        for key in terms:
+            shorter = tuple(key[:end] for end in range(1, len(key)) if key[:end] in self._owners)
+            if shorter:
+                self._prefixes[key] = shorter
+
+    def scan(
         self,
         text: str,
         data: bytes,
         chars: _CharOffsets,
-        present: list[int],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
-        lowered = _lower(text)
-        skip = len(self._patterns)
-        terms = [index - skip for index in present]
-        phrases = [index for index in terms if index in self._phrase_patterns]
-        if len(terms) > _FIND_LIMIT:
-            # Many terms: one automaton pass; when phrases occur, over a copy whose
-            # whitespace runs between words are one space each, so they are found however
-            # they are spaced.
-            view, back = _single_spaced(lowered) if phrases else (lowered, _same)
-            occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]] = (
-                (back(last - length + 1), back(last) + 1, owners)
-                for last, (length, owners) in self._automaton.iter(view)
-            )
-            _add_term_hits(lowered, occurrences, found)
-            return
-        words = [self._terms[index] for index in terms if index not in self._phrase_patterns]
-        _add_term_hits(lowered, _find_all(lowered, words), found)
-        if phrases:
-            self._scan_phrases(lowered, data, chars, phrases, found)
+        search = self._regexp.Match
+        position, size = 0, len(data)
+        while position < size:
+            begin_byte, end_byte = search(_UNANCHORED, data, position, size)[0]
+            if begin_byte == -1:
+                return
+            position = begin_byte + 1
+            begin, end = chars.char(begin_byte), chars.char(end_byte)
+            matched = text[begin:end]
+            key = " ".join(_lower(matched).split())
+            owners = self._owners.get(key)
+            if owners is None:
+                continue  # RE2's case folding and Python's lower case disagree: not this term
+            if " " not in key or _LONG_GAP.search(text, begin, end) is None:
+                _add_term_hits(text, begin, end, owners, found)
+            for prefix in self._prefixes.get(key, ()):
+                prefix_end = begin + _prefix_end(matched, len(prefix))
+                _add_term_hits(text, begin, prefix_end, self._owners[prefix], found)
 
-    def _scan_phrases(
-        self,
-        lowered: str,
-        data: bytes,
-        chars: _CharOffsets,
-        phrases: list[int],
-        found: dict[int, list[tuple[int, int, float]]],
-    ) -> None:
-        """Every occurrence of each phrase, with any whitespace run of up to 16 characters
-        between its words."""
-        occurrences = []
-        for index in phrases:
-            owners = self._terms[index][1]
-            search = self._phrase_patterns[index]._regexp.Match
-            position, size = 0, len(data)
-            while position < size:
-                begin, end = search(_UNANCHORED, data, position, size)[0]
-                if begin == -1:
-                    break
-                position = begin + 1  # overlapping occurrences count too
-                first, last = chars.char(begin), chars.char(end)
-                if _LONG_GAP.search(lowered, first, last) is None:
-                    occurrences.append((first, last, owners))
-        _add_term_hits(lowered, occurrences, found)
+
+def _term_pattern(key: str) -> str:
+    """A term's alternative: its words with a run of whitespace for each space, and an ASCII
+    word boundary at an end that is an ASCII letter or digit (runs of more than 16 spaces are
+    refused after matching: a counted repeat would make the alternation several times dearer)."""
+    body = f"{_SPACE}+".join(re2.escape(word) for word in key.split(" "))
+    if _is_ascii_word(key[0]):
+        body = r"\b" + body
+    if _is_ascii_word(key[-1]):
+        body += r"\b"
+    return body
+
+
+def _is_ascii_word(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _prefix_end(matched: str, length: int) -> int:
+    """Where, in ``matched``, the first ``length`` characters of its single-spaced form end."""
+    taken = index = 0
+    while taken < length:
+        if matched[index].isspace():
+            while matched[index].isspace():
+                index += 1
+        else:
+            index += 1
+        taken += 1
+    return index
 
 
 def _add_term_hits(
-    lowered: str,
-    occurrences: Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]],
+    text: str,
+    begin: int,
+    end: int,
+    owners: TermOwners,
     found: dict[int, list[tuple[int, int, float]]],
 ) -> None:
-    """Record the occurrences that stand on word boundaries where their rule needs them."""
-    size = len(lowered)
-    for begin, end, owners in occurrences:
-        before_ok = begin == 0 or not _is_word(lowered[begin - 1])
-        after_ok = end == size or not _is_word(lowered[end])
-        for rule_index, needs_before, needs_after in owners:
-            if (before_ok or not needs_before) and (after_ok or not needs_after):
-                found.setdefault(rule_index, []).append((begin, end, 1.0))
+    """Record an occurrence for each rule whose word boundaries it stands on."""
+    before_ok = begin == 0 or not _is_word(text[begin - 1])
+    after_ok = end == len(text) or not _is_word(text[end])
+    for rule_index, needs_before, needs_after in owners:
+        if (before_ok or not needs_before) and (after_ok or not needs_after):
+            found.setdefault(rule_index, []).append((begin, end, 1.0))
 
 
 # Whitespace between the words of a phrase: what str.split() splits on (after NFKC, which makes
@@ -344,49 +357,6 @@ def _add_term_hits(
 # phrase still ends within reach of its start, as streaming needs.
 _SPACE = r"[\t\n\x{0b}\x{0c}\r \x{1c}-\x{1f}\x{85}\x{1680}\x{2028}\x{2029}]"
 _LONG_GAP = re.compile(r"\s{17}")
-_ODD_SPACE_RUN = re.compile(r"(?<!\s)(?:[^\S ]|\s{2,16})(?!\s)")
-
-
-def _phrase_pattern(key: str) -> str:
-    """A phrase's words with a run of whitespace for each space (runs longer than 16 are
-    refused after matching: a counted repeat would make each pattern several times dearer to
-    compile, and a policy set holds thousands of phrases)."""
-    return f"{_SPACE}+".join(re2.escape(word) for word in key.split(" "))
-
-
-def _single_spaced(text: str) -> tuple[str, Callable[[int], int]]:
-    """``text`` with each run of up to 16 whitespace characters other than one space made one
-    space, and the map from its positions back to those of ``text``."""
-    starts: list[int] = []  # positions in the copy where the shift grows
-    shifts: list[int] = []  # characters removed before each of those positions
-    pieces: list[str] = []
-    copied = removed = 0
-    for run in _ODD_SPACE_RUN.finditer(text):
-        pieces += [text[copied : run.start()], " "]
-        starts.append(run.start() - removed + 1)  # just after the run's one space in the copy
-        removed += run.end() - run.start() - 1
-        shifts.append(removed)
-        copied = run.end()
-    if not starts:
-        return text, _same
-    pieces.append(text[copied:])
-
-    def back(position: int) -> int:
-        k = bisect_right(starts, position)
-        return position + (shifts[k - 1] if k else 0)
-
-    return "".join(pieces), back
-
-
-def _find_all(
-    text: str, terms: list[tuple[str, tuple[tuple[int, bool, bool], ...]]]
-) -> Iterable[tuple[int, int, tuple[tuple[int, bool, bool], ...]]]:
-    """Every occurrence, overlapping ones included, of each term in ``text``."""
-    for key, owners in terms:
-        position = text.find(key)
-        while position != -1:
-            yield position, position + len(key), owners
-            position = text.find(key, position + 1)
 
 
 class _CharOffsets:
@@ -461,10 +431,6 @@ def _touches(side: str) -> bool:
 
 _CLOSING = frozenset(" \t\n\r\"',;)]}>")
 """What ends a phrase, a quoted string or a bracket: a match next to one touches nothing."""
-
-
-def _same(position: int) -> int:
-    return position
 
 
 def _is_word(char: str) -> bool:

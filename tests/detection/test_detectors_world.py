@@ -102,7 +102,11 @@ def test_luhn_valid_numbers_no_issuer_uses_are_not_cards(number: str) -> None:
 
 
 @given(
-    before=st.integers(min_value=0, max_value=99999).map(str),
+    # Not four or eight digits: "6777 4000 0000 0000 0002" reads as a card and a number as
+    # well as a number and a card.
+    before=st.integers(min_value=0, max_value=9_999_999)
+    .map(str)
+    .filter(lambda digits: len(digits) % 4 != 0),
     separator=st.sampled_from([" ", ". ", ", ", " - ", ": ", "\n"]),
     body=st.text(alphabet="0123456789", min_size=14, max_size=14),
     style=st.sampled_from([" ", "-", ""]),
