@@ -8,8 +8,8 @@ all policies. Scanning a text:
    cost does not grow with the number of rules that do not match;
 3. finds the spans of the patterns that occur (RE2: linear time whatever the pattern), and lets
    the PII validators accept, shorten or reject each candidate;
-4. finds every ``terms`` rule's words and phrases in one Aho-Corasick pass, keeping matches on
-   word boundaries;
+4. finds every ``terms`` rule's words and phrases with one leftmost-longest RE2 alternation,
+   keeping matches on word boundaries;
 5. per rule, keeps the leftmost-longest matches that do not overlap, and maps them back to the
    original text;
 6. scans the surroundings of a match that touches its neighbour again with the match blanked
