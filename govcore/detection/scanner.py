@@ -162,7 +162,12 @@ class Scanner:
         again with every hit in it blanked out (spaces of the same length, so offsets hold).
         Overlapping regions are merged, so no character is scanned twice in a round, and a
         candidate that overlaps a blank (so any hit) is not one."""
-        glued = sorted((h for h in fresh if _holds_back(text, start, h)), key=lambda h: h.start)
+        # A term's match stands on word boundaries, so the letters or digits a validator
+        # refuses to stand against are never a term's: only pattern matches hold values back.
+        glued = sorted(
+            (h for h in fresh if h.rule.kind != "terms" and _holds_back(text, start, h)),
+            key=lambda h: h.start,
+        )
         if not glued:
             return []
         size = len(text)
@@ -173,9 +178,14 @@ class Scanner:
                 spans[-1] = (spans[-1][0], max(spans[-1][1], high))
             else:
                 spans.append((low, high))
-        regions = [
-            (low, high, [o for o in hits if o.start < high and low < o.end]) for low, high in spans
-        ]
+        by_start = sorted(hits, key=lambda h: h.start)
+        starts = [h.start for h in by_start]
+        longest = max(h.end - h.start for h in by_start)
+        regions = []
+        for low, high in spans:
+            first, last = bisect_left(starts, low - longest), bisect_left(starts, high)
+            blanked = [o for o in by_start[first:last] if low < o.end]
+            regions.append((low, high, blanked))
         freed: list[Hit] = []
         for region_start, region_end, blanked in regions:
             pieces: list[str] = []
