@@ -470,9 +470,14 @@ DETECTORS: tuple[Detector, ...] = (
         "phone",
         # International (+), a bracketed area code, or at least three groups: two groups of
         # digits are far more often a price or a version than a phone number.
-        rf"\+{_ND}{{1,3}}(?:[ .\-]?\({_ND}{{1,4}}\))?(?:[ .\-]?{_ND}{{1,5}}){{2,5}}"
+        # A country code may be written "+44", "(+44)" or "0044"; a North American number
+        # may start with "1-".
+        rf"(?:\+{_ND}{{1,3}}|\(\+{_ND}{{1,3}}\))(?:[ .\-]?\({_ND}{{1,4}}\))?"
+        rf"(?:[ .\-]?{_ND}{{1,5}}){{2,5}}"
         rf"|\({_ND}{{1,4}}\)[ .\-]?{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{1,3}}"
-        rf"|{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{2,4}}",
+        rf"|{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{2,4}}"
+        rf"|1[ .\-]\(?{_ND}{{3}}\)?[ .\-]?{_ND}{{3}}[ .\-]{_ND}{{4}}"
+        rf"|00{_ND}{{9,13}}",
         _phone,
         "contains a phone number",
         # A run of groups refused as too long ("4111 1111 1111 1111") is not a phone number

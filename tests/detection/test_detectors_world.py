@@ -242,3 +242,20 @@ def test_weaker_phone_shapes_need_a_word_before_them(text: str, expected: list[s
     """Two groups or one run of digits is a phone number only after a word such as "phone"
     or "Tel.", with no other number between them."""
     assert found(PHONE, text) == expected
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        "(+44) (555)123-1234",
+        "1-555-123-1234",
+        "00441707774707",
+        "0044 1707 774 707",
+        "+44 (0) 1707 774 707",
+        "(415)555-0132",
+        "+1-(800)-123-4567",
+    ],
+)
+def test_country_codes_in_every_usual_writing(number: str) -> None:
+    """A country code as "(+44)", "0044" or a leading "1-" is part of the number."""
+    assert found(PHONE, f"reach us at {number} today") == [number]
