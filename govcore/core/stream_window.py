@@ -12,8 +12,11 @@ position up to which every match is final, so it stays behind anything that may 
   otherwise hold the watermark at its start for ever and every call would scan all of it;
 - an opened private-key block whose end line has not arrived;
 - any match that reaches past the point chosen by the rules above;
+- a character that belongs to the one before it: a combining mark (or the invisible characters
+  between a letter and its marks, which normalisation composes with the letter), a Hangul vowel
+  or final consonant, an emoji modifier, either side of a zero-width joiner;
 
-the last two up to ``STREAM_MATCH_HOLD`` characters back.
+the second and third up to ``STREAM_MATCH_HOLD`` characters back.
 
 Every match therefore lies wholly before one watermark and wholly after the previous one, is
 reported exactly once, and is found in a window that starts before it, so the union of a
@@ -27,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from govcore.detection.normalize import normalize
+from govcore.detection.normalize import extends_previous, is_invisible, normalize
 from govcore.detection.pii import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 from govcore.detection.scanner import Hit
 
@@ -91,6 +94,35 @@ def _open_key_block(text: str, start: int) -> int | None:
     return None
 
 
+_ZWJ = "\u200d"
+_INVISIBLE_LOOKAHEAD = 32
+"""Invisible characters between a letter and a mark that the watermark looks past (more are
+composed all the same, but a watermark among them only matters when the mark has not arrived)."""
+
+
+def _joins_previous(text: str, position: int) -> bool:
+    """Whether ``text[position]`` belongs to the character before it, as a reader sees it."""
+    char = text[position]
+    if char.isascii():
+        return False
+    if extends_previous(char) or char == _ZWJ or text[position - 1] == _ZWJ:
+        return True
+    if not is_invisible(char):
+        return False
+    for ahead in text[position + 1 : position + 1 + _INVISIBLE_LOOKAHEAD]:
+        if not is_invisible(ahead):
+            return extends_previous(ahead)
+    return False
+
+
+def _cluster_boundary(text: str, position: int, floor: int) -> int:
+    """The nearest position at or before ``position`` (not before ``floor``) that does not cut
+    a letter from its marks or an emoji sequence in two."""
+    while floor < position < len(text) and _joins_previous(text, position):
+        position -= 1
+    return position
+
+
 def stream_step(
     text: str,
     last_checked: int,
@@ -123,6 +155,7 @@ def stream_step(
         moved = True
         while moved:
             moved = False
+            frontier = _cluster_boundary(text, frontier, last_checked)
             for hit in hits:
                 if hit.start < frontier < hit.end and hit.start >= reach:
                     frontier = hit.start
