@@ -26,9 +26,11 @@ stream's reports equals one check of the whole text (for rules whose matches are
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from govcore.detection.normalize import extends_previous, is_invisible, normalize
 from govcore.detection.pii import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
@@ -40,7 +42,10 @@ __all__ = [
     "STREAM_TAIL",
     "STREAM_TOKEN_HOLD",
     "STREAM_TRIGGER",
+    "StreamResume",
     "StreamStep",
+    "resume_stream",
+    "stream_record",
     "stream_step",
 ]
 
@@ -163,3 +168,75 @@ def stream_step(
         frontier = max(frontier, last_checked)
     new = [hit for hit in hits if hit.start >= last_checked and hit.end <= frontier]
     return StreamStep(new, frontier, True)
+
+
+# --- what a stream has checked ---------------------------------------------------------------
+#
+# A caller could send a ``fullText`` whose part before ``lastCheckedOffset`` is not what was
+# checked, or a ``lastCheckedOffset`` beyond the watermark it was given: the text there would
+# never be checked. So each checking call leaves a record of the watermark it answered and a
+# digest of the text before it, and the next call starts from ``lastCheckedOffset`` only when its
+# text begins with that checked text; otherwise it checks again from the start.
+
+
+@dataclass(frozen=True, slots=True)
+class StreamResume:
+    """Where a checking call starts, and the digest of the text before the recorded watermark.
+
+    Attributes:
+        start: the ``lastCheckedOffset`` the call works with: the caller's when the text before
+            the recorded watermark is the checked text (no further than that watermark), else 0.
+        verified: ``start`` came from the caller (false: the call checks from the start).
+        digest: SHA-256 over the UTF-8 of ``text[:hashed]``, to be continued.
+        hashed: how much of the text ``digest`` covers.
+    """
+
+    start: int
+    verified: bool
+    digest: Any
+    hashed: int
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def resume_stream(text: str, last_checked: int, record: bytes | None) -> StreamResume:
+    """Where a checking call of a stream starts, given the record of the stream's previous one.
+
+    Args:
+        text: ``fullText``.
+        last_checked: ``lastCheckedOffset``.
+        record: what :func:`stream_record` returned for the previous checking call of the
+            session, or ``None``.
+    """
+    if last_checked == 0:
+        return StreamResume(0, True, hashlib.sha256(), 0)
+    watermark, digest = _parse_record(record)
+    if watermark is not None and watermark <= len(text):
+        prefix = hashlib.sha256(_utf8(text[:watermark]))
+        if prefix.digest() == digest:
+            return StreamResume(min(last_checked, watermark), True, prefix, watermark)
+    return StreamResume(0, False, hashlib.sha256(), 0)
+
+
+def stream_record(text: str, watermark: int, resume: StreamResume) -> bytes:
+    """The record of a checking call that answered ``watermark``: the watermark and the digest of
+    the text before it (``watermark`` in ASCII digits, a colon, 32 bytes of SHA-256)."""
+    if resume.hashed <= watermark:
+        digest = resume.digest.copy()
+        digest.update(_utf8(text[resume.hashed : watermark]))
+    else:
+        digest = hashlib.sha256(_utf8(text[:watermark]))
+    return b"%d:" % watermark + digest.digest()
+
+
+def _parse_record(record: bytes | None) -> tuple[int | None, bytes]:
+    """The watermark and digest of a record; ``None`` for a missing or unreadable one (which
+    makes the call check from the start: nothing is lost by it)."""
+    if record is None:
+        return None, b""
+    number, colon, digest = record.partition(b":")
+    if not colon or not number.isdigit() or len(digest) != hashlib.sha256().digest_size:
+        return None, b""
+    return int(number), digest
