@@ -228,7 +228,8 @@ def stream_record(text: str, watermark: int, resume: StreamResume) -> bytes:
         digest.update(_utf8(text[resume.hashed : watermark]))
     else:
         digest = hashlib.sha256(_utf8(text[:watermark]))
-    return b"%d:" % watermark + digest.digest()
+    value: bytes = digest.digest()
+    return b"%d:" % watermark + value
 
 
 def _parse_record(record: bytes | None) -> tuple[int | None, bytes]:

@@ -23,7 +23,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 __all__ = [
     "NormalizedText",
@@ -132,7 +132,9 @@ class NormalizedText:
         if len(self.segment_starts) == 1:
             return self.segment_origins[0] + position + 1
         k = bisect_right(self.segment_starts, position) - 1
-        return self.segment_origins[k] + (position - self.segment_starts[k]) + self.segment_widths[k]
+        return (
+            self.segment_origins[k] + (position - self.segment_starts[k]) + self.segment_widths[k]
+        )
 
     def original_index(self, position: int) -> int:
         """The original index of the character at ``position`` of this view."""
@@ -239,14 +241,15 @@ def normalize(text: str) -> NormalizedText:
 
 # --- the skeleton view for terms --------------------------------------------------------------
 
-_PROTOTYPES_FILE = Path(__file__).with_name("confusable_prototypes.txt")
+_PROTOTYPES_FILE = "confusable_prototypes.txt"
 
 
 @lru_cache(maxsize=1)
 def _prototypes() -> dict[str, str]:
     """The confusable prototypes of non-ASCII characters (scripts/make_confusables.py)."""
     table: dict[str, str] = {}
-    for line in _PROTOTYPES_FILE.read_text(encoding="utf-8").splitlines():
+    data = resources.files(__package__ or "govcore.detection").joinpath(_PROTOTYPES_FILE)
+    for line in data.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             source, *prototype = line.split()
             table[chr(int(source, 16))] = "".join(chr(int(code, 16)) for code in prototype)

@@ -125,8 +125,7 @@ def check_output_stream(
         step = stream_step(text, resume.start, request.is_final, tenant.scanner.scan)
         record = stream_record(text, step.watermark, resume)
         ttl = (
-            principal.settings.conversation_ttl_seconds
-            or service.settings.conversation_ttl_seconds
+            principal.settings.conversation_ttl_seconds or service.settings.conversation_ttl_seconds
         )
         expires_at = service.clock() + ttl
         service.storage(lambda: service.store.set(key, record, expires_at=expires_at))

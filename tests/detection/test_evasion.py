@@ -63,7 +63,9 @@ def test_full_case_folding_both_ways(term: str, text: str, matched: str) -> None
 
 
 @pytest.mark.parametrize(
-    "text", ["a strass e", "strasses", "strase", "the street"], ids=["split", "longer", "short", "other"]
+    "text",
+    ["a strass e", "strasses", "strase", "the street"],
+    ids=["split", "longer", "short", "other"],
 )
 def test_case_folding_near_misses(text: str) -> None:
     assert found(terms("straße"), text) == []
@@ -121,7 +123,12 @@ def test_regex_rules_see_composed_text(pattern: str, text: str, matched: str) ->
 def test_composition_offsets_cover_the_whole_sequence() -> None:
     normalized = normalize("x E" + ACUTE + "y")
     assert normalized.text == "x Éy"
-    assert [normalized.original_span(p, p + 1) for p in range(4)] == [(0, 1), (1, 2), (2, 4), (4, 5)]
+    assert [normalized.original_span(p, p + 1) for p in range(4)] == [
+        (0, 1),
+        (1, 2),
+        (2, 4),
+        (4, 5),
+    ]
     # No single character is E with acute and diaeresis: both characters of the composed form
     # stand for the whole sequence.
     normalized = normalize("x E" + ACUTE + DIAERESIS + "y")
@@ -138,13 +145,21 @@ CYRILLIC_PAYPAL = "\u0440\u0430\u0443\u0440\u0430l"  # р а у р а + Latin l
     ("term", "text", "matched"),
     [
         ("paypal", f"log in to {CYRILLIC_PAYPAL} now", CYRILLIC_PAYPAL),
-        ("paypal", "log in to \u0420\u0410\u0423\u0420\u0410L now", "\u0420\u0410\u0423\u0420\u0410L"),
+        (
+            "paypal",
+            "log in to \u0420\u0410\u0423\u0420\u0410L now",
+            "\u0420\u0410\u0423\u0420\u0410L",
+        ),
         ("open", "the \u043epen door", "\u043epen"),  # Cyrillic о
         ("open", "the \u03bfpen door", "\u03bfpen"),  # Greek omicron
         ("paypal", "log in to ｐａｙｐａｌ now", "ｐａｙｐａｌ"),  # full-width
         ("paypal", "log in to 𝐩𝐚𝐲𝐩𝐚𝐥 now", "𝐩𝐚𝐲𝐩𝐚𝐥"),  # mathematical bold
         ("paypal", "log in to 𝚙𝚊𝚢𝚙𝚊𝚕 now", "𝚙𝚊𝚢𝚙𝚊𝚕"),  # mathematical monospace
-        ("guaranteed refund", "a gu\u0430r\u0430nteed r\u0435fund", "gu\u0430r\u0430nteed r\u0435fund"),
+        (
+            "guaranteed refund",
+            "a gu\u0430r\u0430nteed r\u0435fund",
+            "gu\u0430r\u0430nteed r\u0435fund",
+        ),
         # A genuine non-Latin term still matches itself, and its look-alikes.
         ("привет", "скажи привет", "привет"),
         ("привет", "скажи ПРИВЕТ", "ПРИВЕТ"),

@@ -449,7 +449,8 @@ def _stream_call(
 def test_an_honest_stream_resumes_from_its_watermark() -> None:
     client = checks_governance().client(CHECKS_KEY)
     found, watermark = _stream_call(client, _CLEAN, 0)
-    assert found == [] and 0 < watermark < len(_CLEAN)
+    assert found == []
+    assert 0 < watermark < len(_CLEAN)
     text = _CLEAN + "card 4111 1111 1111 1111 " + "and more words follow here. " * 8
     found, _ = _stream_call(client, text, watermark)
     assert found == [("4111 1111 1111 1111", len(_CLEAN) + 5)]
@@ -471,7 +472,7 @@ def test_an_edit_behind_the_watermark_is_checked_again() -> None:
 
 def test_an_offset_beyond_the_given_watermark_is_checked_from_that_watermark() -> None:
     client = checks_governance().client(CHECKS_KEY)
-    _, watermark = _stream_call(client, _CLEAN, 0)
+    _, _watermark = _stream_call(client, _CLEAN, 0)
     text = _CLEAN + "card 4111 1111 1111 1111 " + "more words. " * 40
     # The caller claims everything up to near the end was checked: the card is found anyway.
     found, _ = _stream_call(client, text, len(text) - 200)
@@ -538,5 +539,6 @@ def test_a_stream_with_an_edited_prefix_still_reports_every_violation(
             break
     whole = client.post_inference({"sessionId": "edit", "output": text})
     expected = {v.matched_text for v in whole.violations}
-    assert expected and expected <= {matched for matched, _ in reported}
+    assert expected
+    assert expected <= {matched for matched, _ in reported}
     assert (sample, cut) in reported or sample not in expected
