@@ -72,8 +72,8 @@ class Store(Protocol):
     ``None`` and updates see ``None``. Reading never renews an entry.
 
     Keys are ``namespace:rest``. govcore uses the namespaces ``conv`` (conversation state),
-    ``idem`` (idempotency records), ``rate`` (rate-limit windows) and ``pre`` (the pre-inference
-    cache); a store may give each namespace its own capacity so that one kind of traffic never
+    ``idem`` (idempotency records), ``rate`` (rate-limit windows), ``pre`` (the pre-inference
+    cache) and ``strm`` (what each session's streaming check has checked); a store may give each namespace its own capacity so that one kind of traffic never
     evicts another kind's records.
 
     The store is govcore's only point of atomicity: every read-modify-write goes through

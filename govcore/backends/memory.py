@@ -49,6 +49,7 @@ DEFAULT_CAPACITIES: Mapping[str, NamespaceCapacity] = {
     "idem": NamespaceCapacity(128 * _MIB),
     "rate": NamespaceCapacity(64 * _MIB),
     "pre": NamespaceCapacity(64 * _MIB),
+    "strm": NamespaceCapacity(64 * _MIB),
 }
 """Budgets of govcore's namespaces; any other namespace gets :data:`OTHER_CAPACITY`."""
 

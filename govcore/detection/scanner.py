@@ -22,6 +22,7 @@ case sensitivity back on for part of a pattern).
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any, Literal
 
 import re2  # type: ignore[import-untyped]
 
-from govcore.detection.normalize import normalize
+from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
 from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS
 from govcore.policy import DetectRule, PolicyDocument
 
@@ -220,6 +221,8 @@ class Scanner:
         window = text[start:] if start else text
         normalized = normalize(window)
         found: dict[int, list[tuple[int, int, float]]] = {}
+        found_terms: dict[int, list[tuple[int, int, float]]] = {}
+        skeleton: NormalizedText | None = None
         data = normalized.text.encode("utf-8")
         # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
         chars = _CharOffsets(normalized.text, data)
@@ -228,14 +231,38 @@ class Scanner:
             present.sort()  # RE2 answers in no particular order
             self._scan_patterns(normalized.text, data, chars, present, found)
         if self._terms is not None:
-            self._terms.scan(normalized.text, data, chars, found)
+            if len(data) == len(normalized.text):
+                # ASCII is its own skeleton but for case, which the terms' search ignores.
+                self._terms.scan(normalized.text, data, chars, found_terms)
+                skeleton = normalized
+            else:
+                # Outside ASCII, terms are looked for in the skeleton (case folded,
+                # confusables read as their prototypes), which needs a pass of its own.
+                skeleton = skeleton_of(normalized)
+                skeleton_data = skeleton.text.encode("utf-8")
+                skeleton_chars = _CharOffsets(skeleton.text, skeleton_data)
+                self._terms.scan(skeleton.text, skeleton_data, skeleton_chars, found_terms)
         hits: list[Hit] = []
+        for view, matches in ((normalized, found), (skeleton, found_terms)):
+            if view is not None:
+                self._add_hits(view, matches, start, applicable, hits)
+        hits.sort(key=_text_order)
+        return hits
+
+    def _add_hits(
+        self,
+        view: NormalizedText,
+        found: dict[int, list[tuple[int, int, float]]],
+        start: int,
+        applicable: frozenset[str] | None,
+        hits: list[Hit],
+    ) -> None:
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
             if applicable is not None and rule.policy.id not in applicable:
                 continue
-            for norm_start, norm_end, factor in _leftmost_longest(spans):
-                orig_start, orig_end = normalized.original_span(norm_start, norm_end)
+            for view_start, view_end, factor in _leftmost_longest(spans):
+                orig_start, orig_end = view.original_span(view_start, view_end)
                 hits.append(
                     Hit(
                         rule,
@@ -246,8 +273,6 @@ class Scanner:
                         round(rule.confidence * factor, 10),
                     )
                 )
-        hits.sort(key=_text_order)
-        return hits
 
     def _scan_patterns(
         self,
@@ -298,6 +323,8 @@ class _TermMatcher:
         chars: _CharOffsets,
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
+        """Terms in ``text``: the normalised text when it is ASCII, its skeleton otherwise
+        (``data`` is its UTF-8 form)."""
         search = self._regexp.Match
         position, size = 0, len(data)
         while position < size:
@@ -307,7 +334,7 @@ class _TermMatcher:
             position = begin_byte + 1
             begin, end = chars.char(begin_byte), chars.char(end_byte)
             matched = text[begin:end]
-            key = " ".join(_lower(matched).split())
+            key = " ".join(matched.lower().split())
             owners = self._owners.get(key)
             if owners is None:
                 continue  # RE2's case folding and Python's lower case disagree: not this term
@@ -444,16 +471,13 @@ _CLOSING = frozenset(" \t\n\r\"',;)]}>")
 
 
 def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
-def _lower(text: str) -> str:
-    """Lower case with one character for one (offsets must not move): the rare character
-    whose lower case is longer ("İ") is kept as it is."""
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    """A letter, digit or ``_``, or a combining mark that no letter could be composed with
+    (``q`` + U+0301 is no ``q``)."""
+    return (
+        char.isalnum()
+        or char == "_"
+        or (not char.isascii() and unicodedata.category(char)[0] == "M")
+    )
 
 
 def _windows(pattern: _Pattern, data: bytes) -> list[tuple[int, int]]:
@@ -577,15 +601,16 @@ def compile_rules(
             key = (rule.regex, -1)
             entry = patterns.get(key)
             if entry is None:
-                entry = patterns[key] = (re2.compile(rule.regex, _OPTIONS), [], None, None)
+                entry = patterns[key] = (_compile_composed(rule.regex), [], None, None)
             entry[1].append(index)
         else:
             assert rule.terms is not None
             kind, label = "terms", "term"
             replacement = rule.replacement or "[removed]"
             for term in rule.terms:
-                # Whitespace inside a term is one space, however it was written.
-                folded = " ".join(_lower(normalize(term).text).split())
+                # Terms are matched on skeletons (see skeleton_view); whitespace inside a term
+                # is one space, however it was written.
+                folded = " ".join(skeleton_of(normalize(term)).text.split())
                 if not folded:
                     continue
                 owners = terms.setdefault(folded, [])
@@ -618,6 +643,19 @@ def compile_rules(
         ],
         terms,
     )
+
+
+def _compile_composed(pattern: str) -> Any:
+    """``pattern`` with its combining sequences composed (NFC), as the checked text is, so
+    that a letter written with a combining mark matches; as written in the rare case where
+    composing makes it something RE2 refuses (``=`` and a combining slash make ``≠``)."""
+    composed = unicodedata.normalize("NFC", pattern)
+    if composed != pattern:
+        try:
+            return re2.compile(composed, _OPTIONS)
+        except re2.error:
+            pass
+    return re2.compile(pattern, _OPTIONS)
 
 
 def explain(hit: Hit) -> str:

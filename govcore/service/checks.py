@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from govcore.core.gating import check_tool_call as gate_tool_call
-from govcore.core.stream_window import stream_step
+from govcore.core.stream_window import STREAM_TRIGGER, resume_stream, stream_record, stream_step
 from govcore.core.verdict import is_safe, risk_score
 from govcore.core.violations import findings_of, policy_citations, redact
 from govcore.errors import InvalidRequestError
@@ -19,7 +19,7 @@ from govcore.models import (
     ToolCallRequest,
 )
 from govcore.service.access import Principal
-from govcore.service.keys import conversation_key
+from govcore.service.keys import conversation_key, stream_key
 from govcore.service.requests import check_size, check_tool_arguments
 from govcore.service.runtime import Result, Service
 from govcore.service.wire import capped, output_violation, stream_violation, tool_violation
@@ -114,9 +114,21 @@ def check_output_stream(
     _check_stream_request(service, request)
     started = time.perf_counter()
     tenant = service.tenant(principal)
-    step = stream_step(
-        request.full_text, request.last_checked_offset, request.is_final, tenant.scanner.scan
-    )
+    text, last_checked = request.full_text, request.last_checked_offset
+    if not request.is_final and len(text) - last_checked < STREAM_TRIGGER:
+        step = stream_step(text, last_checked, False, tenant.scanner.scan)  # checks nothing
+    else:
+        # Start from lastCheckedOffset only when the text before the watermark this session was
+        # last given is the text that was checked; otherwise check again from the start.
+        key = stream_key(principal.tenant, request.session_id)
+        resume = resume_stream(text, last_checked, service.storage(lambda: service.store.get(key)))
+        step = stream_step(text, resume.start, request.is_final, tenant.scanner.scan)
+        record = stream_record(text, step.watermark, resume)
+        ttl = (
+            principal.settings.conversation_ttl_seconds or service.settings.conversation_ttl_seconds
+        )
+        expires_at = service.clock() + ttl
+        service.storage(lambda: service.store.set(key, record, expires_at=expires_at))
     findings = findings_of(request.full_text, step.hits)
     response = StreamCheckResponse(
         session_id=request.session_id,

@@ -13,16 +13,19 @@ __all__ = [
     "IDEMPOTENCY",
     "PRE_INFERENCE",
     "RATE_WINDOW",
+    "STREAM",
     "conversation_key",
     "idempotency_key",
     "pre_inference_key",
     "rate_window_key",
+    "stream_key",
 ]
 
 CONVERSATION = "conv"
 IDEMPOTENCY = "idem"
 RATE_WINDOW = "rate"
 PRE_INFERENCE = "pre"
+STREAM = "strm"
 
 
 def _key(namespace: str, *parts: str) -> str:
@@ -48,3 +51,8 @@ def rate_window_key(key_id: str) -> str:
 def pre_inference_key(tenant: str, fingerprint: str) -> str:
     """Where a tenant's cached pre-inference answer for a request fingerprint lives."""
     return _key(PRE_INFERENCE, tenant, fingerprint)
+
+
+def stream_key(tenant: str, session_id: str) -> str:
+    """Where the record of what a session's streaming check has checked lives."""
+    return _key(STREAM, tenant, session_id)

@@ -21,7 +21,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.core.stream_window import STREAM_MATCH_HOLD, STREAM_TOKEN_HOLD, STREAM_TRIGGER
+from govcore.core.stream_window import (
+    STREAM_MATCH_HOLD,
+    STREAM_TOKEN_HOLD,
+    STREAM_TRIGGER,
+    stream_step,
+)
 from govcore.errors import InvalidRequestError
 from tests.support import (
     CHECKS_KEY,
@@ -58,6 +63,16 @@ WORDS = [
     "straße",
     "ＯＫ",
     "proj",
+    # Combining marks and look-alikes: a base and its mark may arrive in two calls.
+    "cafe\u0301",
+    "e\u0301",
+    "\u0301",
+    "gu\u0430r\u0430nteed",  # Cyrillic а
+    "r\u0435fund",  # Cyrillic е
+    "\u0440\u0430\u0443\u0440\u0430l",  # Cyrillic раура + l
+    "STRASSE",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # an emoji ZWJ sequence
+    "\U0001f44d\U0001f3fd",  # an emoji with a skin tone
 ]
 SCANNER = detect_scanner()
 
@@ -204,6 +219,36 @@ def test_stream_reports_equal_one_check_of_the_whole_text(text: str, sizes: list
     assert len(reported) == len(set(reported)), "a violation was reported twice"
     assert Counter(reported) == _reference(text)
     assert Counter((pid, matched) for pid, matched, _ in reported) == _post_inference(text)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    words=st.lists(st.sampled_from(WORDS), min_size=40, max_size=160),
+    cut=st.integers(0, 10_000),
+    step=st.integers(150, 260),
+)
+def test_stream_split_between_a_letter_and_its_mark_equals_one_check(
+    words: list[str], cut: int, step: int
+) -> None:
+    """Every delta but the first ends right after a letter whose combining mark comes first in
+    the next one (where the text has such a letter): the stream still reports what one check of
+    the whole text finds."""
+    text = " ".join(words) + " guaranteed refu" + "\u0301" + "nd cafe" + "\u0301"
+    letters_before_marks = [i for i in range(1, len(text)) if text[i] == "\u0301"]
+    sizes: list[int] = []
+    position = 0
+    for mark in letters_before_marks[cut % max(1, len(letters_before_marks)) :]:
+        if mark - position >= 1:
+            sizes.append(mark - position)
+            position = mark
+    sizes.append(step)
+    reported = _stream(text, sizes)
+    assert len(reported) == len(set(reported)), "a violation was reported twice"
+    assert Counter(reported) == _reference(text)
 
 
 @settings(
@@ -398,3 +443,31 @@ def test_stream_guard_refuses_feeding_after_finish() -> None:
         guard.feed("more")
     with pytest.raises(ValueError, match="chunk_size"):
         govcore.StreamGuard(_client(), session_id="guard", chunk_size=0)
+
+
+@pytest.mark.parametrize(
+    ("joined", "pieces_before_cut"),
+    [
+        ("e\u0301", 1),  # a letter and its combining mark
+        ("e\u200b\u0301", 1),  # with an invisible character between them
+        ("e\u0301\u0308", 2),  # two marks
+        ("\U0001f468\u200d\U0001f469", 2),  # an emoji ZWJ sequence, cut after the joiner
+        ("\U0001f468\u200d\U0001f469", 1),  # cut before the joiner
+        ("\U0001f44d\U0001f3fd", 1),  # an emoji and its skin tone
+    ],
+)
+def test_watermark_never_cuts_a_letter_from_its_marks(joined: str, pieces_before_cut: int) -> None:
+    """Where the 64-character tail would put the watermark inside a sequence a reader sees as
+    one character, it goes to the start of the sequence."""
+    tail = " b" * 40
+    lead = "a " * 150
+    text = lead + joined + tail[: 64 - (len(joined) - pieces_before_cut)]
+    assert len(text) - 64 == len(lead) + pieces_before_cut  # where the tail rule alone cuts
+    step = stream_step(text, 0, False, lambda _text, _start: [])
+    assert step.watermark == len(lead)
+
+
+def test_watermark_stays_where_no_sequence_is_cut() -> None:
+    text = "a " * 150 + "e" + " b" * 32
+    step = stream_step(text, 0, False, lambda _text, _start: [])
+    assert step.watermark == len(text) - 64

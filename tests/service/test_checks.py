@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import govcore
 from govcore.errors import InvalidRequestError, PermissionDeniedError
@@ -24,6 +26,7 @@ from tests.support import (
     POLICY_OF_SAMPLE,
     SAMPLES,
     bearer,
+    checks_config,
     checks_governance,
     policy,
 )
@@ -427,3 +430,115 @@ def test_tool_call_violations_are_capped() -> None:
     assert decision.allow is False
     assert decision.suggested_arguments is not None
     assert not any("@" in value for value in decision.suggested_arguments["to"])
+
+
+# --- edits behind the watermark --------------------------------------------------------------
+
+_CLEAN = "The order shipped today and will arrive on Monday. " * 6  # 312 characters
+
+
+def _stream_call(
+    client: govcore.GovernanceClient, text: str, last: int, session: str = "edit"
+) -> tuple[list[tuple[str, int]], int]:
+    reply = client.check_output_stream(
+        {"sessionId": session, "fullText": text, "lastCheckedOffset": last, "isFinal": False}
+    )
+    return [(v.matched_text, v.offset) for v in reply.new_violations], reply.watermark
+
+
+def test_an_honest_stream_resumes_from_its_watermark() -> None:
+    client = checks_governance().client(CHECKS_KEY)
+    found, watermark = _stream_call(client, _CLEAN, 0)
+    assert found == []
+    assert 0 < watermark < len(_CLEAN)
+    text = _CLEAN + "card 4111 1111 1111 1111 " + "and more words follow here. " * 8
+    found, _ = _stream_call(client, text, watermark)
+    assert found == [("4111 1111 1111 1111", len(_CLEAN) + 5)]
+
+
+def test_an_edit_behind_the_watermark_is_checked_again() -> None:
+    """A card number written where the text was already checked is found: the call checks from
+    the start because the text before the watermark is not what was checked."""
+    client = checks_governance().client(CHECKS_KEY)
+    _, watermark = _stream_call(client, _CLEAN, 0)
+    edited = "card 4111 1111 1111 1111 " + _CLEAN[25:] + "x " * 120
+    assert len(edited[:watermark]) == watermark
+    found, new_watermark = _stream_call(client, edited, watermark)
+    assert found == [("4111 1111 1111 1111", 5)]
+    # The record now holds the edited text: the next call resumes normally.
+    found, _ = _stream_call(client, edited + "y " * 120, new_watermark)
+    assert found == []
+
+
+def test_an_offset_beyond_the_given_watermark_is_checked_from_that_watermark() -> None:
+    client = checks_governance().client(CHECKS_KEY)
+    _, _watermark = _stream_call(client, _CLEAN, 0)
+    text = _CLEAN + "card 4111 1111 1111 1111 " + "more words. " * 40
+    # The caller claims everything up to near the end was checked: the card is found anyway.
+    found, _ = _stream_call(client, text, len(text) - 200)
+    assert found == [("4111 1111 1111 1111", len(_CLEAN) + 5)]
+
+
+def test_without_a_record_a_stream_is_checked_from_the_start() -> None:
+    """A session the service has no record of (another session's watermark, an expired
+    record) cannot skip text by sending a lastCheckedOffset."""
+    client = checks_governance().client(CHECKS_KEY)
+    text = "card 4111 1111 1111 1111 " + _CLEAN
+    _, watermark = _stream_call(client, text, 0, session="first")
+    found, _ = _stream_call(client, text + "z " * 120, watermark, session="second")
+    assert found == [("4111 1111 1111 1111", 5)]
+
+
+def test_the_stream_record_expires_with_the_conversation_ttl() -> None:
+    clock = FakeClock()
+    gov = govcore.Governance.from_config(checks_config(conversation_ttl_seconds=300), clock=clock)
+    client = gov.client(CHECKS_KEY)
+    text = "card 4111 1111 1111 1111 " + _CLEAN
+    _, watermark = _stream_call(client, text, 0)
+    found, _ = _stream_call(client, text + "z " * 120, watermark)
+    assert found == []  # resumed: the card was reported by the first call
+    clock.advance(301)
+    _, watermark = _stream_call(client, text + "z " * 120, 0)
+    clock.advance(301)
+    found, _ = _stream_call(client, text + "z " * 240, watermark)
+    assert found == [("4111 1111 1111 1111", 5)]  # no record: from the start
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edit_at=st.integers(0, 10_000),
+    sample=st.sampled_from(SAMPLES),
+    chunk=st.integers(200, 320),
+)
+def test_a_stream_with_an_edited_prefix_still_reports_every_violation(
+    edit_at: int, sample: str, chunk: int
+) -> None:
+    """A caller that writes a violation into text already checked, at any point, and then
+    goes on streaming: the stream's reports from the edit on hold every violation of one check
+    of the final text."""
+    client = checks_governance().client(CHECKS_KEY)
+    text = _CLEAN * 2
+    watermark, sent = 0, 0
+    while sent < len(text) // 2:
+        sent += chunk
+        _, watermark = _stream_call(client, text[:sent], watermark)
+    cut = edit_at % max(1, watermark)
+    cut = text.rfind(" ", 0, cut) + 1  # at the start of a word
+    text = text[:cut] + sample + " " + text[cut:]
+    reported: set[tuple[str, int]] = set()
+    while True:
+        sent = min(len(text), sent + chunk)
+        final = sent == len(text)
+        reply = client.check_output_stream(
+            {"sessionId": "edit", "fullText": text[:sent], "lastCheckedOffset": watermark,
+             "isFinal": final}
+        )  # fmt: skip
+        reported |= {(v.matched_text, v.offset) for v in reply.new_violations}
+        watermark = reply.watermark
+        if final:
+            break
+    whole = client.post_inference({"sessionId": "edit", "output": text})
+    expected = {v.matched_text for v in whole.violations}
+    assert expected
+    assert expected <= {matched for matched, _ in reported}
+    assert (sample, cut) in reported or sample not in expected
