@@ -954,6 +954,10 @@ def build_vendor_secrets() -> None:
     add(f, "code", "en", f"keys={sec('stripe_secret_key', 'sk_live_' + 'a' * 24)}{sec('stripe_secret_key', 'sk_live_' + 'b' * 24)}", family="stripe_secret_key")
     add(f, "prose", "en", f"Rotate both {sec('github_pat')} and {sec('npm')} today.", family="github_pat")
     add(f, "prose", "en", f"Leaked in the same paste: {sec('slack_bot')}, {sec('openai')}, {sec('sendgrid')}.", family="slack_bot")
+    # Unsigned tokens (alg none) end in a dot; the dot is part of the token.
+    add(f, "log", "en", f"WARN jwt: accepted unsigned token {sec('jwt', jwt('none'))} from 203.0.113.7".replace("203.0.113.7", m("ip_address", "203.0.113.7")), family="jwt")
+    add(f, "code", "en", f'forged = "{sec("jwt", jwt("none"))}"  # alg none', family="jwt")
+    add(f, "config", "en", f"ID_TOKEN={sec('jwt', jwt('RS256'))}", family="jwt")
 
 
 def pem_blocks() -> dict[str, Callable[[], str]]:
