@@ -224,8 +224,8 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "private key",
         "a PuTTY key file from `PuTTY-User-Key-File-N:` to its private lines and `Private-MAC`",
         r"PuTTY-User-Key-File-[0-9]+: [^\r\n\\]+(?:" + _NL + r"[^\r\n\\]*)*?" + _NL
-        + r"Private-Lines: [0-9]+(?:" + _NL + r"[A-Za-z0-9+/=]+)+(?:" + _NL
-        + r"Private-MAC: [0-9a-fA-F]+)?",
+        + r"Private-Lines: [0-9]+(?:" + _NL
+        + r"(?:Private-MAC: [0-9a-fA-F]+|[A-Za-z0-9+/=]+))+",
         "none: the header and the private lines are the format",
         1.0,
         _PUTTY_EXAMPLE,
@@ -270,7 +270,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "github-token",
         "code hosting",
         "`ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` and 36+ letters or digits",
-        r"(?-i:gh[pousr]_[A-Za-z0-9]{36,255})",
+        r"(?-i:gh[pousr]_[A-Za-z0-9]{36,})",
         _BOUNDED,
         1.0,
         "ghp_R7tK2mQ9xV4bL8nW1cZ5pJ3hF6dS0gY2aE7u",
@@ -281,7 +281,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "github-fine-grained-token",
         "code hosting",
         "`github_pat_` and 22+ letters, digits or `_`",
-        r"(?-i:github_pat_[A-Za-z0-9_]{22,255})",
+        r"(?-i:github_pat_[A-Za-z0-9_]{22,})",
         _BOUNDED,
         1.0,
         "github_pat_11AB3CD5E0kq7Rz2Xw9Lm4_Tn8Vb1Hc6Jd0Pf3Sg5Ya7Ue2Wi9Qo4Kr6Mt1Nx8Bv3Cz5Dl7Fh0Gj2",
@@ -295,7 +295,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "`glft-`, `gloas-`, `glcbt-`, `glimt-`, `glsoat-`, `glffct-`) and 20+ letters, digits, "
         "`_`, `-` or `.`",
         r"(?-i:gl(?:pat|dt|ptt|rtr|rt|agent|ft|oas|cbt|imt|soat|ffct)-[A-Za-z0-9_\-]"
-        r"(?:[A-Za-z0-9_\-]|\.[A-Za-z0-9_\-]){19,254})",
+        r"(?:[A-Za-z0-9_\-]|\.[A-Za-z0-9_\-]){19,})",
         _BOUNDED,
         1.0,
         "glpat-Xq3vR8mZ2kT7wL9bN4cY",
@@ -322,7 +322,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "gitlab-runner-registration-token",
         "code hosting",
         "`GR1348941` and 20+ letters, digits, `_` or `-` (legacy runner registration)",
-        r"(?-i:GR1348941[A-Za-z0-9_\-]{20,255})",
+        r"(?-i:GR1348941[A-Za-z0-9_\-]{20,})",
         _BOUNDED,
         1.0,
         "GR1348941zK7pQ2xW9mV4bT6nR3cL",
@@ -334,7 +334,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "slack-token",
         "chat",
         "`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-` or `xoxs-` and 10+ letters, digits or `-`",
-        r"(?-i:xox[bpars]-[0-9A-Za-z\-]{10,250})",
+        r"(?-i:xox[bpars]-[0-9A-Za-z\-]{10,})",
         _BOUNDED,
         1.0,
         "xoxb-2468013579-1357924680-Zk8Qw3Rt6Yp1",
@@ -346,7 +346,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "chat",
         "`xoxe.xoxp-` or `xoxe.xoxb-`, a digit and 10+ letters, digits or `-` (rotating "
         "configuration token)",
-        r"(?-i:xoxe\.xox[bp]-[0-9]-[0-9A-Za-z\-]{10,250})",
+        r"(?-i:xoxe\.xox[bp]-[0-9]-[0-9A-Za-z\-]{10,})",
         _BOUNDED,
         1.0,
         "xoxe.xoxp-1-Mi0yLTI0NjgwMTM1NzktOTg3NjU0MzIx",
@@ -357,7 +357,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "slack-refresh-token",
         "chat",
         "`xoxe-`, a digit and 10+ letters, digits or `-`",
-        r"(?-i:xoxe-[0-9]-[0-9A-Za-z\-]{10,250})",
+        r"(?-i:xoxe-[0-9]-[0-9A-Za-z\-]{10,})",
         _BOUNDED,
         1.0,
         "xoxe-1-My0xLTI0NjgwMTM1NzktNzY1NDMyMTA",
@@ -368,7 +368,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "slack-app-token",
         "chat",
         "`xapp-`, a digit, `-` and 10+ letters, digits or `-`",
-        r"(?-i:xapp-[0-9]-[0-9A-Za-z\-]{10,250})",
+        r"(?-i:xapp-[0-9]-[0-9A-Za-z\-]{10,})",
         _BOUNDED,
         1.0,
         "xapp-1-A0246813579-8642097531-c3f9a1e7b5d2",
@@ -391,7 +391,9 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "discord-bot-token",
         "chat",
         "the bot's id in base64, `.`, 6 characters, `.`, 27 to 40 characters",
-        r"(?-i:[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})",
+        # the id's first digit in base64: 1-3 give M?, 4-7 N?, 8-9 O?
+        r"(?-i:(?:M[Tjz]|N[DTjz]|O[DT])[A-Za-z0-9_\-]{22,26}\.[A-Za-z0-9_\-]{6}"
+        r"\.[A-Za-z0-9_\-]{27,40})",
         _BOUNDED + "; the first part decodes to a numeric id",
         1.0,
         "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GkXq2v.Rz8mT4wL1bN7cY3pJ6hF0dS9gA5eK2uQw",
@@ -447,7 +449,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "payment",
         "`sk_` (secret) or `rk_` (restricted), `live_`, `test_` or `prod_`, and 16+ letters "
         "or digits",
-        r"(?-i:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,250})",
+        r"(?-i:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,})",
         _BOUNDED,
         1.0,
         "sk_live_51Hq2xKz7RmT4wL9bN3cY8pJ",
@@ -458,7 +460,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "stripe-webhook-secret",
         "payment",
         "`whsec_` and 24+ letters or digits",
-        r"(?-i:whsec_[A-Za-z0-9]{24,250})",
+        r"(?-i:whsec_[A-Za-z0-9]{24,})",
         _BOUNDED,
         1.0,
         "whsec_Qz8mT3wL6bN1cY4pJ7hF0dS2gA5eK9u",
@@ -504,7 +506,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "package registry",
         "`pypi-AgEIcHlwaS5vcmc` (pypi.org) or `pypi-AgENdGVzdC5weXBpLm9yZw` (test.pypi.org) and "
         "50+ base64url characters",
-        r"(?-i:pypi-Ag(?:EIcHlwaS5vcmc|ENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{50,1000})",
+        r"(?-i:pypi-Ag(?:EIcHlwaS5vcmc|ENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{50,})",
         _BOUNDED,
         1.0,
         "pypi-AgEIcHlwaS5vcmcCJGE3ZjJkOWI0LTVjOGUtNDFhMy05YjJlLTZkNGY4YTFjM2U3YgACKlsz",
@@ -560,7 +562,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "anthropic-api-key",
         "AI provider",
         "`sk-ant-` and 20+ letters, digits, `_` or `-`",
-        r"(?-i:sk-ant-[A-Za-z0-9_\-]{20,250})",
+        r"(?-i:sk-ant-[A-Za-z0-9_\-]{20,})",
         _BOUNDED,
         1.0,
         "sk-ant-api03-Zq8mT3wL6bN1cY4pJ7hF0dS2gA5eK9uRx",
@@ -572,7 +574,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "AI provider",
         "`sk-proj-`, `sk-svcacct-` or `sk-admin-` and 20+ letters, digits, `_` or `-`; or "
         "`sk-` and 20+ letters or digits",
-        r"(?-i:sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,250}|sk-[A-Za-z0-9]{20,250})",
+        r"(?-i:sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{20,})",
         _BOUNDED,
         1.0,
         "sk-proj-Hx4Zt8Kq2Rm7Vb1Ln5Pc9Jw3Fd6Sg0Ya",
@@ -672,8 +674,9 @@ KNOWN_EXAMPLES: frozenset[str] = frozenset(
 
 _EXAMPLE_MARKERS = re.compile(r"example|sample|dummy|placeholder|redacted|notreal", re.I)
 """A value holding one of these words is an example, not a secret (with known examples on)."""
-_FILLER = frozenset("xX*0#.")
-"""A token whose part after its prefix is one of these characters repeated is a placeholder."""
+_FILLER_RUN = re.compile(r"x{8}|X{8}|\*{8}|0{8}|#{8}|\.{8}")
+"""A token holding a run of eight of one of these characters is a placeholder (``ghp_xxxx...``,
+``sk_live_0000...``): a run that long is next to impossible in a random token."""
 
 
 def _is_known_example(value: str, fmt: SecretFormat, options: SecretOptions) -> bool:
@@ -683,12 +686,7 @@ def _is_known_example(value: str, fmt: SecretFormat, options: SecretOptions) -> 
         return False
     if value in KNOWN_EXAMPLES or _EXAMPLE_MARKERS.search(value):
         return True
-    body = value
-    for prefix in fmt.prefixes:
-        if value.startswith(prefix):
-            body = value[len(prefix) :]
-            break
-    return len(set(body)) == 1 and body[0] in _FILLER
+    return _FILLER_RUN.search(value) is not None
 
 
 # --- generic values ---------------------------------------------------------------------------
@@ -709,7 +707,8 @@ _PLACEHOLDER_VALUE = re.compile(
     r"(?:change[_\-. ]?(?:me|it)|replace[_\-. ]?me|password|passwd|pass|secret|token|"
     r"api[_\-. ]?key|key|none|null|nil|true|false|yes|no|on|off|undefined|required|optional|"
     r"string|str|bool|int|hidden|masked|empty|todo|tbd|fixme|n/?a|test|default|"
-    r"bearer|basic|ask|prompt|unset|secret[_\-. ]?here|token[_\-. ]?here)",
+    r"bearer|basic|ask|prompt|unset|secret[_\-. ]?here|token[_\-. ]?here|"
+    r"0?1234(?:5(?:6(?:7(?:8(?:90?)?)?)?)?)?)",
     re.I,
 )
 _PLACEHOLDER_PART = re.compile(
@@ -723,8 +722,9 @@ _REFERENCE = re.compile(
     r"^@Microsoft\.KeyVault|^ref\+|^arn:aws:secretsmanager",
     re.I,
 )
-_CODE_REFERENCE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(.*\))?|[A-Za-z_]\w*\(.*\)")
+_CODE_REFERENCE = re.compile(r"[A-Za-z_][\w.]*\(.*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 """An unquoted value that is an attribute or a call in code: ``self.password``, ``get()``."""
+_NEXT_PARAMETER = re.compile(r"&(?:amp;)?[A-Za-z0-9_.\-\[\]]+=")
 _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)*")
 _URL_OR_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://|/|~/|\.\.?/|[A-Za-z]:\\")
 _MASK = frozenset("*•●xX#.-_ ")
@@ -766,8 +766,10 @@ def looks_like_secret(value: str, *, password: bool, quoted: bool, url: bool = F
         return False  # ${VAR}, $VAR, {{ var }}, os.environ[...], getenv(...)
     if not quoted and _CODE_REFERENCE.fullmatch(value):
         return False
-    if _NUMBER.fullmatch(value) and not password:
-        return False  # max_tokens: 2048
+    if _NUMBER.fullmatch(value):
+        if not password:
+            return False  # max_tokens: 2048
+        return _entropy(value) >= MIN_ENTROPY_BITS  # a PIN-like password: 84629175
     if not url and _URL_OR_PATH.match(value):
         return False  # password_reset_url: https://..., password_file: /run/secrets/db
     entropy = _entropy(value)
@@ -805,16 +807,18 @@ _KEYWORD = (
     r"(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-. ]?key|access[_\-. ]?key"
     r"|account[_\-. ]?key|credential)"
 )
-_KEY_TAIL = r"[A-Za-z0-9_.\-]{0,40}"
+# Unbounded repeats, not counted ones: counted repeats multiply the states of the scanner's
+# RE2 set, which every text goes through.
+_KEY_TAIL = r"[A-Za-z0-9_.\-]*"
 _SEPARATOR = r"[ \t]*(?::=|=>|=|:)[ \t]*"
 _VALUE = (
     r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
-    r"|(?P<bare>[^\s\"'`&,;<>\\]+))"
+    r"|(?P<bare>[^\s\"'`,;<>\\]+))"
 )
 _ASSIGNMENT = (
-    rf"(?P<cli>--[A-Za-z0-9_\-]{{0,40}}{_KEYWORD}{_KEY_TAIL}[ \t]+)(?P<cv>[^\s\"'`&,;<>\\-][^\s\"'`&,;<>\\]*)"
+    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]+)(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*)"
     rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`]?{_SEPARATOR}{_VALUE}"
-    r"|(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]{1,20})://[^\s/?#@:]{1,128}:(?P<pw>[^\s/?#@]{1,256})@"
+    r"|://(?P<user>[^\s/?#@:]+):(?P<pw>[^\s/?#@]+)@"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
@@ -924,6 +928,8 @@ def _judge_assignment(
     if match.group("pw") is not None:
         value_start, value_end = match.span("pw")
         value = match.group("pw")
+        if len(match.group("user")) > 128 or len(value) > 256:
+            return None  # longer than a URL's user and password are
         if not looks_like_secret(value, password=True, quoted=False, url=True):
             return None
         return _named(text, value_start, value_end, _BY_NAME["url-credentials"], options)
@@ -944,7 +950,10 @@ def _judge_assignment(
     key = text[key_start:key_end].strip().strip("\"'`\\").lstrip("-").lstrip(".")
     value_start, value_end = match.span(group)
     if group in ("bare", "cv"):
-        while value_end > value_start and text[value_end - 1] in ".,:)]}!?":
+        query = _NEXT_PARAMETER.search(text, value_start, min(len(text), value_end + 80))
+        if query is not None and query.start() < value_end:
+            value_end = query.start()  # "?api_key=...&page=2": the next query parameter
+        while value_end > value_start and text[value_end - 1] in ".,:)]}":
             value_end -= 1  # the end of a sentence or of a call, not of the value
     value = text[value_start:value_end]
     # A vendor token or a known key name and value shape outranks the generic rule.
