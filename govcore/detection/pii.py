@@ -55,8 +55,10 @@ class Detector:
     reach: tuple[int, int] = (0, 0)
 
 
-def secret_detectors(options: SecretOptions = SecretOptions()) -> tuple[Detector, ...]:
+def secret_detectors(options: SecretOptions | None = None) -> tuple[Detector, ...]:
     """The ``secret`` detector's patterns (govcore.detection.secrets), for ``options``."""
+    if options is None:
+        options = SecretOptions()
     return tuple(
         Detector("secret", p.pattern, p.validate, SECRET_EXPLANATION, p.anchor, p.reach)
         for p in secret_patterns(options)

@@ -51,7 +51,9 @@ __all__ = [
 # its confidence factor, or None (the shape of govcore.detection.pii's validators).
 Validator = Callable[[str, int, int], "tuple[int, int, float] | None"]
 
-SECRET_EXPLANATION = "contains a secret (a private key, an API key, an access token or a password)"
+SECRET_EXPLANATION = (  # noqa: S105 (a sentence, not a password)
+    "contains a secret (a private key, an API key, an access token or a password)"
+)
 """One explanation for every secret format: a violation names its detector kind, not the format."""
 
 FAMILIES = (
@@ -223,8 +225,12 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "putty-private-key",
         "private key",
         "a PuTTY key file from `PuTTY-User-Key-File-N:` to its private lines and `Private-MAC`",
-        r"PuTTY-User-Key-File-[0-9]+: [^\r\n\\]+(?:" + _NL + r"[^\r\n\\]*)*?" + _NL
-        + r"Private-Lines: [0-9]+(?:" + _NL
+        r"PuTTY-User-Key-File-[0-9]+: [^\r\n\\]+(?:"
+        + _NL
+        + r"[^\r\n\\]*)*?"
+        + _NL
+        + r"Private-Lines: [0-9]+(?:"
+        + _NL
         + r"(?:Private-MAC: [0-9a-fA-F]+|[A-Za-z0-9+/=]+))+",
         "none: the header and the private lines are the format",
         1.0,
@@ -726,7 +732,9 @@ _CODE_REFERENCE = re.compile(r"[A-Za-z_][\w.]*\(.*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*
 """An unquoted value that is an attribute or a call in code: ``self.password``, ``get()``."""
 _NEXT_PARAMETER = re.compile(r"&(?:amp;)?[A-Za-z0-9_.\-\[\]]+=")
 _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)*")
-_URL_OR_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://|/|~/|\.\.?/|[A-Za-z]:\\")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.\-]+(?:/[\w.\-]+)+/?|[A-Za-z]:\\.*")
+"""A file path of two or more parts (one part, ``/2xK...``, may start a base64 secret)."""
 _MASK = frozenset("*•●xX#.-_ ")
 
 
@@ -770,7 +778,7 @@ def looks_like_secret(value: str, *, password: bool, quoted: bool, url: bool = F
         if not password:
             return False  # max_tokens: 2048
         return _entropy(value) >= MIN_ENTROPY_BITS  # a PIN-like password: 84629175
-    if not url and _URL_OR_PATH.match(value):
+    if not url and (_URL.match(value) or _PATH.fullmatch(value)):
         return False  # password_reset_url: https://..., password_file: /run/secrets/db
     entropy = _entropy(value)
     if entropy < MIN_ENTROPY_BITS:
@@ -810,13 +818,16 @@ _KEYWORD = (
 # Unbounded repeats, not counted ones: counted repeats multiply the states of the scanner's
 # RE2 set, which every text goes through.
 _KEY_TAIL = r"[A-Za-z0-9_.\-]*"
-_SEPARATOR = r"[ \t]*(?::=|=>|=|:)[ \t]*"
+# At most 7 spaces or tabs around a separator: a blanked-out match (the scanner looks again
+# around a match with the match blanked, govcore/detection/scanner.py) is at least 8 long, and
+# the value after it must not be taken for this key's.
+_SEPARATOR = r"[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}"
 _VALUE = (
     r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
     r"|(?P<bare>[^\s\"'`,;<>\\]+))"
 )
 _ASSIGNMENT = (
-    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]+)(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*)"
+    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]{{1,7}})(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*)"
     rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`]?{_SEPARATOR}{_VALUE}"
     r"|://(?P<user>[^\s/?#@:]+):(?P<pw>[^\s/?#@]+)@"
 )
@@ -845,7 +856,8 @@ _TOKENS = _FORMATS_BY_GROUP["tokens"]
 _UNPREFIXED = tuple(fmt for fmt in _TOKENS if not fmt.prefixes)
 _PREFIX = re.compile(
     "|".join(
-        re.escape(p) for p in sorted({p for f in _TOKENS for p in f.prefixes}, key=len, reverse=True)
+        re.escape(p)
+        for p in sorted({p for f in _TOKENS for p in f.prefixes}, key=len, reverse=True)
     )
 )
 _LONGEST_PREFIX = max(len(p) for f in _TOKENS for p in f.prefixes)
@@ -899,9 +911,9 @@ def _judge_token(
             break
     if start > 0 and _is_word(text[start - 1]) and not _token_ends_at(text, start):
         return None  # "xAKIA...": inside a longer word
-    if stop < len(text) and text[stop].isalnum() and text[stop - 1].isalnum():
-        if not _token_starts_at(text, stop):
-            return None  # a fixed-length format inside a longer word is not that format
+    glued_after = stop < len(text) and text[stop].isalnum() and text[stop - 1].isalnum()
+    if glued_after and not _token_starts_at(text, stop):
+        return None  # a fixed-length format inside a longer word is not that format
     value = text[start:stop]
     if fmt.check is not None and not fmt.check(value):
         return None
@@ -1005,7 +1017,10 @@ def _validator(judge: _Judge, options: SecretOptions) -> Validator:
     return validate
 
 
-def secret_patterns(options: SecretOptions = SecretOptions()) -> tuple[SecretPattern, ...]:
+_DEFAULT_OPTIONS = SecretOptions()
+
+
+def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPattern, ...]:
     """The scanner patterns of the ``secret`` detector, with validators bound to ``options``."""
     return tuple(
         SecretPattern(group, _group_pattern(group), _validator(_JUDGES[group], options))
@@ -1016,7 +1031,7 @@ def secret_patterns(options: SecretOptions = SecretOptions()) -> tuple[SecretPat
 _RE2_GROUPS: dict[str, re.Pattern[str]] = {}
 
 
-def find_secrets(text: str, options: SecretOptions = SecretOptions()) -> list[SecretMatch]:
+def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[SecretMatch]:
     """Every secret in ``text`` with its format's name, leftmost-longest, not overlapping.
 
     The scanner's ``secret`` detector reports the same spans (without names); this function
@@ -1051,4 +1066,3 @@ def _leftmost_longest(matches: Iterable[SecretMatch]) -> list[SecretMatch]:
             kept.append(match)
             reach = match.end
     return kept
-

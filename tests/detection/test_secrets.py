@@ -4,7 +4,6 @@ placeholders, the allow-list settings and the generic assignment rule."""
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from pathlib import Path
@@ -216,7 +215,9 @@ def test_an_open_pgp_block_holds_the_stream_watermark() -> None:
 
 
 def test_a_json_escaped_block_cut_short_keeps_its_escaped_breaks() -> None:
-    block = "-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIIbZq8mT3wL6bN1cY4pJ7h\\nF0dS2gA5eK9uRxWq4Zt8Kx2R"
+    block = (
+        "-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIIbZq8mT3wL6bN1cY4pJ7h\\nF0dS2gA5eK9uRxWq4Zt8Kx2R"
+    )
     assert found(f'{{"key": "{block}"}}') == [block]
 
 
@@ -408,7 +409,8 @@ HIGH_ENTROPY = st.text(
     max_size=40,
 ).filter(
     lambda v: (
-        len(set(v)) >= 0.6 * len(v)
+        v[0].isalnum()  # "/abc/def" is a path, which the rule leaves out
+        and len(set(v)) >= 0.6 * len(v)
         and any(c.isdigit() for c in v)
         and any(c.isalpha() for c in v)
         and not re.search(r"(?i)xxx|your|example|sample|dummy|redacted|here", v)
@@ -417,9 +419,7 @@ HIGH_ENTROPY = st.text(
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    value=HIGH_ENTROPY, key=st.sampled_from(KEYS), form=st.sampled_from(FORMS)
-)
+@given(value=HIGH_ENTROPY, key=st.sampled_from(KEYS), form=st.sampled_from(FORMS))
 def test_a_random_secret_in_any_form_is_found_as_exactly_its_value(
     value: str, key: str, form: str
 ) -> None:
@@ -433,4 +433,3 @@ def test_settings_are_documented() -> None:
     configuration = (DOCS.parent / "configuration.md").read_text(encoding="utf-8")
     assert "`secret_allowlist`" in configuration
     assert "`secret_known_examples`" in configuration
-    assert json.dumps("secret") in json.dumps(DOCS.read_text(encoding="utf-8"))
