@@ -51,9 +51,7 @@ __all__ = [
 # its confidence factor, or None (the shape of govcore.detection.pii's validators).
 Validator = Callable[[str, int, int], "tuple[int, int, float] | None"]
 
-SECRET_EXPLANATION = (  # noqa: S105 (a sentence, not a password)
-    "contains a secret (a private key, an API key, an access token or a password)"
-)
+SECRET_EXPLANATION = "contains a secret (a private key, an API key, an access token or a password)"  # noqa: S105
 """One explanation for every secret format: a violation names its detector kind, not the format."""
 
 FAMILIES = (
