@@ -64,7 +64,7 @@ PLANTS = (
     "+1 (415) 555-2671",
     "123-45-6789",
     "192.168.10.24",
-    "AKIAIOSFODNN7EXAMPLE",
+    "AKIAZ4QW7RT2LX5PJN3K",
     "guaranteed refund",
 )
 

@@ -27,6 +27,8 @@ from pydantic import (
 )
 
 from govcore._suggest import field_path, unknown_field, unknown_field_at
+from govcore.detection.normalize import normalize
+from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
@@ -120,6 +122,33 @@ class GovernanceSettings(_ConfigModel):
     embedding_cache_dir: str | None = None
     """Where the ``hybrid`` retriever caches policy embeddings by content hash (default: the
     user's cache folder, ``~/.cache/govcore/embeddings``); ``""`` turns the cache off."""
+
+    secret_known_examples: bool = True
+    """The ``secret`` detector leaves out published example values and placeholders
+    (``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``; docs/detection.md, "Secret formats")."""
+    secret_allowlist: list[Annotated[str, Field(min_length=4, max_length=4096)]] = Field(
+        default_factory=list
+    )
+    """Values the ``secret`` detector never reports (test fixtures, documented sample keys)."""
+
+    @field_validator("secret_allowlist")
+    @classmethod
+    def _allowlist_values_are_values(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if value != value.strip() or any(c in value for c in "\r\n"):
+                raise ValueError(
+                    f"{value[:12]!r}...: an allow-listed value must not hold line breaks "
+                    "or start or end with whitespace"
+                )
+        return values
+
+    @property
+    def secret_options(self) -> SecretOptions:
+        """The ``secret`` detector's known values, as the scanner takes them."""
+        return SecretOptions(
+            known_examples=self.secret_known_examples,
+            allowlist=frozenset(normalize(value).text for value in self.secret_allowlist),
+        )
 
     @field_validator("language")
     @classmethod

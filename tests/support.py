@@ -257,7 +257,7 @@ POLICY_OF_SAMPLE: dict[str, str] = {
     "DE89370400440532013000": "bank-details",
     "jane.doe+orders@mail.example.co.uk": "contact-data",
     "123-45-6789": "gov-ids",
-    "AKIAIOSFODNN7EXAMPLE": "secrets",
+    "AKIAZ4QW7RT2LX5PJN3K": "secrets",
     "ghp_" + "A1b2C3d4" * 5: "secrets",
     "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc": "secrets",
     "10.20.30.40": "network",

@@ -18,6 +18,7 @@ from govcore.core.verdict import Finding, is_safe, risk_score
 from govcore.core.violations import replace_matches
 from govcore.detection.normalize import normalize
 from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
+from govcore.detection.secrets import SecretOptions
 from govcore.policy import PolicyDocument, ToolRule
 
 __all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
@@ -56,8 +57,10 @@ class ToolCallOutcome:
     policy_ids: list[str] = field(default_factory=list)
 
 
-def compile_tool_rules(policies: Sequence[PolicyDocument]) -> tuple[CompiledToolRule, ...]:
-    """Parse every policy's tool rules once."""
+def compile_tool_rules(
+    policies: Sequence[PolicyDocument], secret_options: SecretOptions | None = None
+) -> tuple[CompiledToolRule, ...]:
+    """Parse every policy's tool rules once (``secret_options``: as for ``compile_rules``)."""
     compiled = []
     for policy in policies:
         for rule in policy.tools:
@@ -72,7 +75,11 @@ def compile_tool_rules(policies: Sequence[PolicyDocument]) -> tuple[CompiledTool
                 # The tool rule's own confidence, like its explanation, is said of what its
                 # detect rules find there, so it overrides theirs.
                 detect = [r.model_copy(update={"confidence": rule.confidence}) for r in detect]
-            scanner = compile_rules((policy, r) for r in detect) if detect else None
+            scanner = (
+                compile_rules(((policy, r) for r in detect), secret_options=secret_options)
+                if detect
+                else None
+            )
             tool = re.compile(fnmatch.translate(_tool_key(rule.tool)))
             compiled.append(CompiledToolRule(policy, rule, steps, scanner, tool))
     return tuple(compiled)

@@ -26,11 +26,10 @@ stream's reports equals one check of the whole text (for rules whose matches are
 
 from __future__ import annotations
 
-import zlib
 import re
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from govcore.detection.normalize import extends_previous, is_invisible, normalize
 from govcore.detection.pii import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END

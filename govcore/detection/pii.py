@@ -16,6 +16,14 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from govcore.detection.secrets import (
+    PRIVATE_KEY_BEGIN,
+    PRIVATE_KEY_END,
+    SECRET_EXPLANATION,
+    SecretOptions,
+    secret_patterns,
+)
+
 __all__ = [
     "DEFAULT_REPLACEMENTS",
     "DETECTORS",
@@ -26,6 +34,7 @@ __all__ = [
     "iban_length_valid",
     "luhn_valid",
     "mod97_valid",
+    "secret_detectors",
 ]
 
 # A validator gets the normalised text and a candidate span and returns the accepted span and
@@ -50,6 +59,16 @@ class Detector:
     """When the validator refuses a candidate, look for the next candidate from the next word
     inside it (``Step 2 4111 ...``: the refused ``2 4111 ...`` hides the card that starts at
     ``4111``); when false, from the candidate's end."""
+
+
+def secret_detectors(options: SecretOptions | None = None) -> tuple[Detector, ...]:
+    """The ``secret`` detector's patterns (govcore.detection.secrets), for ``options``."""
+    if options is None:
+        options = SecretOptions()
+    return tuple(
+        Detector("secret", p.pattern, p.validate, SECRET_EXPLANATION, p.anchor, p.reach)
+        for p in secret_patterns(options)
+    )
 
 
 def _digit(char: str) -> int | None:
@@ -415,25 +434,6 @@ def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return None
 
 
-def _secret(factor: float) -> Validator:
-    def validate(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-        if start > 0 and _is_word(text[start - 1]) and text[start].isalnum():
-            return None
-        if end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
-            return None  # a fixed-length key format inside a longer word is not that key
-        return start, end, factor
-
-    return validate
-
-
-# One explanation for every secret format: a violation names its detector kind, not the format.
-PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-"""The header line of a PEM private-key block (RSA, EC, OPENSSH, ENCRYPTED or none)."""
-PRIVATE_KEY_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-
-_CREDENTIAL_EXPLANATION = (
-    "contains a secret (a private key, an API key, an access token or a password)"
-)
 _ND = r"\p{Nd}"
 _SEP = r"[ \-.]"  # Unicode dashes are "-" by now (normalisation)
 
@@ -507,44 +507,7 @@ DETECTORS: tuple[Detector, ...] = (
         _ip,
         "contains an IP address",
     ),
-    Detector(
-        "secret",
-        PRIVATE_KEY_BEGIN + r"[^\x00]*?" + PRIVATE_KEY_END,
-        _secret(1.0),
-        _CREDENTIAL_EXPLANATION,
-    ),
-    Detector(
-        "secret",
-        # A block cut short (an output truncated, an END line never sent): the header, any
-        # "Proc-Type:" lines, every line of at least 16 base64 characters that follows, and a
-        # last, shorter line ending in "=" padding; with real or JSON-escaped line breaks.
-        # Where the END line is there, the whole block above is the longer match and wins.
-        PRIVATE_KEY_BEGIN + r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z-]+: ?[^\r\n\\]*)*"
-        r"(?:(?:\r?\n|(?:\\r)?\\n|[ \t])+[A-Za-z0-9+/=]{16,})+"
-        r"(?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/]{0,15}={1,2})?",
-        _secret(1.0),
-        _CREDENTIAL_EXPLANATION,
-    ),
-    Detector(
-        "secret",
-        r"(?-i:(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})"
-        r"|(?-i:gh[pousr]_[A-Za-z0-9]{36,255})|(?-i:github_pat_[A-Za-z0-9_]{22,255})"
-        r"|(?-i:xox[abposr]-[A-Za-z0-9-]{10,250})"
-        r"|(?-i:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,250})"
-        r"|(?-i:AIza[0-9A-Za-z_\-]{35})"
-        r"|(?-i:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,250})"
-        r"|(?-i:glpat-[A-Za-z0-9_\-]{20,250})"
-        r"|(?-i:eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
-        _secret(1.0),
-        _CREDENTIAL_EXPLANATION,
-    ),
-    Detector(
-        "secret",
-        r"(?:api[_\-]?key|secret[_\-]?key|access[_\-]?token|auth[_\-]?token|client[_\-]?secret"
-        r"|password|passwd)[\"']?\s{0,3}[:=]\s{0,3}[\"']?[A-Za-z0-9_\-/+=.]{12,250}",
-        _secret(0.7),
-        _CREDENTIAL_EXPLANATION,
-    ),
+    *secret_detectors(),
 )
 
 DEFAULT_REPLACEMENTS: dict[str, str] = {

@@ -31,7 +31,8 @@ from typing import Any, Literal
 import re2  # type: ignore[import-untyped]
 
 from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
-from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS
+from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS, Detector, secret_detectors
+from govcore.detection.secrets import SecretOptions
 from govcore.policy import DetectRule, PolicyDocument
 
 __all__ = ["CompiledRule", "Hit", "Scanner", "compile_rules"]
@@ -570,10 +571,24 @@ def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, in
     return kept
 
 
+def _detectors(secret_options: SecretOptions | None) -> tuple[Detector, ...]:
+    """The built-in detectors, the ``secret`` ones bound to ``secret_options``."""
+    if secret_options is None or secret_options == SecretOptions():
+        return DETECTORS
+    return tuple(d for d in DETECTORS if d.kind != "secret") + secret_detectors(secret_options)
+
+
 def compile_rules(
     rules: Iterable[tuple[PolicyDocument, DetectRule]],
+    *,
+    secret_options: SecretOptions | None = None,
 ) -> Scanner:
-    """Compile ``(policy, rule)`` pairs into one :class:`Scanner`."""
+    """Compile ``(policy, rule)`` pairs into one :class:`Scanner`.
+
+    ``secret_options``: the known values the ``secret`` detector does not report (default:
+    the published examples, ``settings.secret_known_examples``, and no allow-list).
+    """
+    detectors = _detectors(secret_options)
     compiled: list[CompiledRule] = []
     patterns: dict[tuple[str, int], tuple[Any, list[int], Any, Any]] = {}
     terms: dict[str, list[tuple[int, bool, bool]]] = {}
@@ -583,7 +598,7 @@ def compile_rules(
             kind: RuleKind = "pii"
             label = rule.pii
             replacement = rule.replacement or DEFAULT_REPLACEMENTS[rule.pii]
-            for number, detector in enumerate(DETECTORS):
+            for number, detector in enumerate(detectors):
                 if detector.kind == rule.pii:
                     key = (f"pii:{detector.kind}", number)
                     entry = patterns.get(key)

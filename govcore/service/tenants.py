@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from govcore.core.gating import CompiledToolRule, compile_tool_rules
 from govcore.core.selection import retrieval_depth, select_policies
 from govcore.detection.scanner import Scanner, compile_rules
+from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicySet
 from govcore.types import RetrievalIndex, Retriever
@@ -37,10 +38,13 @@ class CompiledTenant:
 
 
 def compile_tenants(
-    policy_sets: Mapping[str, PolicySet], retriever_for: Callable[[str], Retriever]
+    policy_sets: Mapping[str, PolicySet],
+    retriever_for: Callable[[str], Retriever],
+    secret_options: SecretOptions | None = None,
 ) -> dict[str, CompiledTenant]:
     """Compile each tenant's policy set, indexed by the retriever of its language; tenants
-    whose policies (and language) are identical share the work."""
+    whose policies (and language) are identical share the work. ``secret_options``: the known
+    values the ``secret`` detector does not report (from the settings)."""
     by_version: dict[str, CompiledTenant] = {}
     tenants: dict[str, CompiledTenant] = {}
     for tenant_id, policy_set in policy_sets.items():
@@ -48,7 +52,7 @@ def compile_tenants(
         if built is None:
             try:
                 built = by_version[policy_set.version] = _compile(
-                    policy_set, retriever_for(policy_set.language)
+                    policy_set, retriever_for(policy_set.language), secret_options
                 )
             except GovcoreError:
                 raise
@@ -63,9 +67,12 @@ def compile_tenants(
     return tenants
 
 
-def _compile(policy_set: PolicySet, retriever: Retriever) -> CompiledTenant:
+def _compile(
+    policy_set: PolicySet, retriever: Retriever, secret_options: SecretOptions | None
+) -> CompiledTenant:
     scanner = compile_rules(
-        (policy, rule) for policy in policy_set.policies for rule in policy.detect
+        ((policy, rule) for policy in policy_set.policies for rule in policy.detect),
+        secret_options=secret_options,
     )
     by_area: dict[str, set[str]] = {}
     for policy in policy_set.policies:
@@ -78,7 +85,7 @@ def _compile(policy_set: PolicySet, retriever: Retriever) -> CompiledTenant:
         scanner=scanner,
         policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
         always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
-        tool_rules=compile_tool_rules(policy_set.policies),
+        tool_rules=compile_tool_rules(policy_set.policies, secret_options),
     )
 
 

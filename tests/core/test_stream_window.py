@@ -115,7 +115,7 @@ def planted(draw: st.DrawFn) -> str:
     token = "".join(draw(st.lists(st.sampled_from("abcdefxyz0123/_-"), min_size=3, max_size=3)))
     token = (token * length)[:length]
     if kind == "token-secret":
-        secret = draw(st.sampled_from(["AKIAIOSFODNN7EXAMPLE", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"]))
+        secret = draw(st.sampled_from(["AKIAZ4QW7RT2LX5PJN3K", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"]))
         token = f"https://example.com/cb?k={secret}&state={token}"
     return _hide(token, positions, marks)
 
@@ -212,7 +212,7 @@ def _post_inference(text: str) -> Counter[tuple[str, str]]:
 @given(text=TEXTS, sizes=DELTAS)
 @example(text="card " + private_key_block(lines=8) + " end", sizes=[37])
 @example(text="x " * 150 + "4111 1111 1111 1111 " + "y " * 150, sizes=[1])
-@example(text="a" * 900 + " AKIAIOSFODNN7EXAMPLE guaranteed refund", sizes=[500])
+@example(text="a" * 900 + " AKIAZ4QW7RT2LX5PJN3K guaranteed refund", sizes=[500])
 def test_stream_reports_equal_one_check_of_the_whole_text(text: str, sizes: list[int]) -> None:
     """However the text is cut, the stream reports each violation of the whole text exactly once."""
     reported = _stream(text, sizes)
@@ -295,7 +295,7 @@ def test_stream_finds_a_long_private_key_whatever_its_header(header: str) -> Non
 def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
     """A stream with no spaces (CJK prose, a base64 blob) is not held back to its start, so each
     call scans a bounded window, and its reports still equal one check of the whole text."""
-    text = (filler * 400)[:3000] + "&key=AKIAIOSFODNN7EXAMPLE&" + (filler * 400)[:3000]
+    text = (filler * 400)[:3000] + "&key=AKIAZ4QW7RT2LX5PJN3K&" + (filler * 400)[:3000]
     text += " card 4111 1111 1111 1111 " + (filler * 400)[:3000]
     watermark, sent, reported = 0, "", []
     for start in range(0, len(text), 200):
@@ -310,7 +310,7 @@ def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
         watermark = reply.watermark
     assert Counter(reported) == _reference(text)
     assert {matched for _, matched, _ in reported} == {
-        "AKIAIOSFODNN7EXAMPLE",
+        "AKIAZ4QW7RT2LX5PJN3K",
         "4111 1111 1111 1111",
     }
 
@@ -377,7 +377,7 @@ GUARD_TEXT = (
     + "We offer a lifetime warranty on every order. " * 6
     + private_key_block(lines=6)
     + " Contact jane.doe+orders@mail.example.co.uk or pay to GB82 WEST 1234 5698 7654 32. "
-    + "Internal ref PROJ-4242, host 10.20.30.40, token AKIA\u200bIOSFODNN7EXAMPLE."
+    + "Internal ref PROJ-4242, host 10.20.30.40, token AKIA\u200bZ4QW7RT2LX5PJN3K."
 )
 
 

@@ -1,0 +1,1066 @@
+"""The ``secret`` detector: one table of secret formats, with their validators.
+
+Every format has a name, a family, an RE2 pattern, what its validator checks, a confidence factor
+and a made-up example (docs/detection.md, "Secret formats", is checked against this table by the
+tests). The formats are compiled into three scanner patterns, not one per format, so the cost
+of the ``secret`` detector stays that of a few patterns however many formats there are:
+
+- ``keys``: private-key blocks (PEM, OpenSSH and PGP armour, whole or cut short before their END
+  line, and PuTTY key files);
+- ``tokens``: vendor tokens that have a recognisable shape, most with a literal prefix
+  (``ghp_``, ``sk_live_``, ``xoxb-``, ...), and JWTs;
+- ``assignments``: a value assigned to a key whose name says it is a secret (``password``,
+  ``api_key``, ``DB_TOKEN``, ...) in env files, YAML, JSON, INI, code, command lines and URL
+  queries, and the password of a URL's ``user:password@``. The AWS secret access key and the
+  Azure storage account key are recognised there too, by their key name and value shape.
+
+A validator receives the candidate of its group's pattern, finds which format it is (the first of
+the group, in table order, that matches there), checks it and returns the span to report and its
+confidence factor. The patterns are also valid Python ``re`` patterns with the same meaning, which
+the validators use on the candidate: the RE2 search has already bounded the work to the candidate.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "FAMILIES",
+    "GROUPS",
+    "KNOWN_EXAMPLES",
+    "PRIVATE_KEY_BEGIN",
+    "PRIVATE_KEY_END",
+    "SECRET_EXPLANATION",
+    "SECRET_FORMATS",
+    "SecretFormat",
+    "SecretMatch",
+    "SecretOptions",
+    "SecretPattern",
+    "find_secrets",
+    "looks_like_secret",
+    "secret_patterns",
+]
+
+# A validator gets the normalised text and a candidate span and returns the accepted span and
+# its confidence factor, or None (the shape of govcore.detection.pii's validators).
+Validator = Callable[[str, int, int], "tuple[int, int, float] | None"]
+
+SECRET_EXPLANATION = "contains a secret (a private key, an API key, an access token or a password)"  # noqa: S105
+"""One explanation for every secret format: a violation names its detector kind, not the format."""
+
+FAMILIES = (
+    "cloud",
+    "code hosting",
+    "chat",
+    "payment",
+    "package registry",
+    "AI provider",
+    "private key",
+    "token",
+    "generic",
+)
+
+PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+"""The header line of an armoured private key: PEM (RSA, EC, DSA, PKCS #8, ENCRYPTED), OpenSSH
+and PGP (``PRIVATE KEY BLOCK``). The streaming check holds back a block opened by it."""
+PRIVATE_KEY_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+
+GENERIC_CONFIDENCE = 0.7
+"""The factor of a value found only by the name of the key it is assigned to."""
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFormat:
+    """One kind of secret the ``secret`` detector reports."""
+
+    name: str
+    family: str
+    looks_like: str  # what it looks like, in words, for the documentation
+    pattern: str  # RE2 (and Python re) syntax; for assignment formats, the value's shape
+    validator: str  # what is checked beyond the pattern, in words
+    confidence: float
+    example: str  # a made-up value of the format, as it would appear in text
+    group: str  # the scanner pattern it belongs to: keys, tokens or assignments
+    prefixes: tuple[str, ...] = ()  # literal starts (case-sensitive); glued tokens split there
+    check: Callable[[str], bool] | None = None  # a check of the token itself
+    key: str | None = None  # assignments: a pattern the key's name must match (whole)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretOptions:
+    """What counts as a known, harmless value (``settings.secret_known_examples`` and
+    ``settings.secret_allowlist``). Values are compared with the normalised text."""
+
+    known_examples: bool = True
+    allowlist: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPattern:
+    """One scanner pattern of the ``secret`` detector (a group of formats)."""
+
+    group: str
+    pattern: str
+    validate: Validator
+    anchor: bytes | None = None
+    reach: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    """A secret found by :func:`find_secrets`: ``text[start:end]`` is a ``name`` secret."""
+
+    name: str
+    start: int
+    end: int
+    confidence: float
+
+
+# --- checks of tokens -------------------------------------------------------------------------
+
+
+def _b64decode(part: str) -> bytes | None:
+    try:
+        return base64.b64decode(part + "=" * (-len(part) % 4), altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _json_object(part: str) -> dict[str, object] | None:
+    raw = _b64decode(part)
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _jwt(token: str) -> bool:
+    """A JWT's header and payload are base64url JSON objects, and the header names an ``alg``."""
+    header, payload = token.split(".")[:2]
+    decoded = _json_object(header)
+    return decoded is not None and "alg" in decoded and _json_object(payload) is not None
+
+
+def _discord(token: str) -> bool:
+    """A Discord bot token starts with the bot's numeric id in base64."""
+    raw = _b64decode(token.split(".", 1)[0])
+    return raw is not None and raw.isdigit() and 15 <= len(raw) <= 21
+
+
+def _base64_bytes(size: int) -> Callable[[str], bool]:
+    def check(value: str) -> bool:
+        try:
+            return len(base64.b64decode(value, validate=True)) == size
+        except (binascii.Error, ValueError):
+            return False
+
+    return check
+
+
+# --- the table ------------------------------------------------------------------------------
+
+_BOUNDED = "not glued to letters or digits (unless to another token)"
+_NL = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, real or JSON-escaped
+
+_PEM_EXAMPLE = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEpQIBAAKCAQEAr7Wq0dVn3Jk9ZpT2mXcL8uQe4sHbYf1GxRtN6oA5vKiD2wMz\n"
+    "Qj8LsPnE3yTu7cRb1VhGmW4kXa9ZoFd6iNq2JrBt0SlUe5CxHgYv3DpMwKn7zIfA\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+_PUTTY_EXAMPLE = (
+    "PuTTY-User-Key-File-3: ssh-ed25519\n"
+    "Encryption: none\n"
+    "Comment: deploy-key\n"
+    "Public-Lines: 2\n"
+    "AAAAC3NzaC1lZDI1NTE5AAAAIHq4bT0mV8sYkR2cN7eL1wPz5uJ9aF3dG6hK0xQ\n"
+    "iE4r\n"
+    "Private-Lines: 1\n"
+    "AAAAIG0rB7nW2sQ5vX8kT1cF4zL9dH3jP6mY0aR2eU7gN5wS\n"
+    "Private-MAC: 3f7a9c2e5b8d1f4a6c0e9b2d5f8a1c4e7b0d3f6a9c2e5b8d1f4a7c0e3b6d9f2a"
+)
+
+SECRET_FORMATS: tuple[SecretFormat, ...] = (
+    # --- private keys (group "keys"; whole blocks before cut-short ones) --------------------
+    SecretFormat(
+        "private-key-block",
+        "private key",
+        "an armoured private key from its BEGIN line to its END line: PEM (RSA, EC, DSA, "
+        "PKCS #8, ENCRYPTED), OpenSSH, PGP (`PRIVATE KEY BLOCK`)",
+        PRIVATE_KEY_BEGIN + r"[^\x00]*?" + PRIVATE_KEY_END,
+        "none: the armour is the format",
+        1.0,
+        _PEM_EXAMPLE,
+        "keys",
+    ),
+    SecretFormat(
+        "private-key-block-cut-short",
+        "private key",
+        "a BEGIN line whose END line never comes (an output cut short): the header, any "
+        "`Name: value` header lines, then lines of 16+ base64 characters and a last padded "
+        "line; real or JSON-escaped line breaks",
+        PRIVATE_KEY_BEGIN
+        + rf"(?:{_NL}[A-Za-z-]+: ?[^\r\n\\]*)*"
+        + rf"(?:(?:{_NL}|[ \t])+[A-Za-z0-9+/=]{{16,}})+"
+        + rf"(?:{_NL}[A-Za-z0-9+/]{{0,15}}={{1,2}})?",
+        "at least one line of key material",
+        1.0,
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        "QyNTUxOQAAACDk3R8qVb",
+        "keys",
+    ),
+    SecretFormat(
+        "putty-private-key",
+        "private key",
+        "a PuTTY key file from `PuTTY-User-Key-File-N:` to its private lines and `Private-MAC`",
+        r"PuTTY-User-Key-File-[0-9]+: [^\r\n\\]+(?:"
+        + _NL
+        + r"[^\r\n\\]*)*?"
+        + _NL
+        + r"Private-Lines: [0-9]+(?:"
+        + _NL
+        + r"(?:Private-MAC: [0-9a-fA-F]+|[A-Za-z0-9+/=]+))+",
+        "none: the header and the private lines are the format",
+        1.0,
+        _PUTTY_EXAMPLE,
+        "keys",
+    ),
+    # --- cloud ----------------------------------------------------------------------------------
+    SecretFormat(
+        "aws-access-key-id",
+        "cloud",
+        "`AKIA`, `ASIA`, `ABIA` or `ACCA` and 16 upper-case letters or digits",
+        r"(?-i:(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})",
+        _BOUNDED,
+        1.0,
+        "AKIAZ4QW7RT2LX5PJN3K",
+        "tokens",
+        ("AKIA", "ASIA", "ABIA", "ACCA"),
+    ),
+    SecretFormat(
+        "google-api-key",
+        "cloud",
+        "`AIza` and 35 letters, digits, `_` or `-`",
+        r"(?-i:AIza[0-9A-Za-z_\-]{35})",
+        _BOUNDED,
+        1.0,
+        "AIzaSyD4k9Qm2Xv7Lp0Rt5Wn8Jc3Hb6Fg1Ze2Ua",
+        "tokens",
+        ("AIza",),
+    ),
+    SecretFormat(
+        "digitalocean-token",
+        "cloud",
+        "`dop_v1_`, `doo_v1_` or `dor_v1_` and 64 hex digits",
+        r"(?-i:do[opr]_v1_[a-f0-9]{64})",
+        _BOUNDED,
+        1.0,
+        "dop_v1_" + "3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a9c1e3b5d7f2a4c6e8b0d1f3a",
+        "tokens",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+    ),
+    # --- code hosting ---------------------------------------------------------------------------
+    SecretFormat(
+        "github-token",
+        "code hosting",
+        "`ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` and 36+ letters or digits",
+        r"(?-i:gh[pousr]_[A-Za-z0-9]{36,})",
+        _BOUNDED,
+        1.0,
+        "ghp_R7tK2mQ9xV4bL8nW1cZ5pJ3hF6dS0gY2aE7u",
+        "tokens",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    SecretFormat(
+        "github-fine-grained-token",
+        "code hosting",
+        "`github_pat_` and 22+ letters, digits or `_`",
+        r"(?-i:github_pat_[A-Za-z0-9_]{22,})",
+        _BOUNDED,
+        1.0,
+        "github_pat_11AB3CD5E0kq7Rz2Xw9Lm4_Tn8Vb1Hc6Jd0Pf3Sg5Ya7Ue2Wi9Qo4Kr6Mt1Nx8Bv3Cz5Dl7Fh0Gj2",
+        "tokens",
+        ("github_pat_",),
+    ),
+    SecretFormat(
+        "gitlab-token",
+        "code hosting",
+        "a GitLab token prefix (`glpat-`, `gldt-`, `glptt-`, `glrt-`, `glrtr-`, `glagent-`, "
+        "`glft-`, `gloas-`, `glcbt-`, `glimt-`, `glsoat-`, `glffct-`) and 20+ letters, digits, "
+        "`_`, `-` or `.`",
+        r"(?-i:gl(?:pat|dt|ptt|rtr|rt|agent|ft|oas|cbt|imt|soat|ffct)-[A-Za-z0-9_\-]"
+        r"(?:[A-Za-z0-9_\-]|\.[A-Za-z0-9_\-]){19,})",
+        _BOUNDED,
+        1.0,
+        "glpat-Xq3vR8mZ2kT7wL9bN4cY",
+        "tokens",
+        tuple(
+            f"gl{kind}-"
+            for kind in (
+                "pat",
+                "dt",
+                "ptt",
+                "rtr",
+                "rt",
+                "agent",
+                "ft",
+                "oas",
+                "cbt",
+                "imt",
+                "soat",
+                "ffct",
+            )
+        ),
+    ),
+    SecretFormat(
+        "gitlab-runner-registration-token",
+        "code hosting",
+        "`GR1348941` and 20+ letters, digits, `_` or `-` (legacy runner registration)",
+        r"(?-i:GR1348941[A-Za-z0-9_\-]{20,})",
+        _BOUNDED,
+        1.0,
+        "GR1348941zK7pQ2xW9mV4bT6nR3cL",
+        "tokens",
+        ("GR1348941",),
+    ),
+    # --- chat -----------------------------------------------------------------------------------
+    SecretFormat(
+        "slack-token",
+        "chat",
+        "`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-` or `xoxs-` and 10+ letters, digits or `-`",
+        r"(?-i:xox[bpars]-[0-9A-Za-z\-]{10,})",
+        _BOUNDED,
+        1.0,
+        "xoxb-2468013579-1357924680-Zk8Qw3Rt6Yp1",
+        "tokens",
+        ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"),
+    ),
+    SecretFormat(
+        "slack-config-token",
+        "chat",
+        "`xoxe.xoxp-` or `xoxe.xoxb-`, a digit and 10+ letters, digits or `-` (rotating "
+        "configuration token)",
+        r"(?-i:xoxe\.xox[bp]-[0-9]-[0-9A-Za-z\-]{10,})",
+        _BOUNDED,
+        1.0,
+        "xoxe.xoxp-1-Mi0yLTI0NjgwMTM1NzktOTg3NjU0MzIx",
+        "tokens",
+        ("xoxe.xoxp-", "xoxe.xoxb-"),
+    ),
+    SecretFormat(
+        "slack-refresh-token",
+        "chat",
+        "`xoxe-`, a digit and 10+ letters, digits or `-`",
+        r"(?-i:xoxe-[0-9]-[0-9A-Za-z\-]{10,})",
+        _BOUNDED,
+        1.0,
+        "xoxe-1-My0xLTI0NjgwMTM1NzktNzY1NDMyMTA",
+        "tokens",
+        ("xoxe-",),
+    ),
+    SecretFormat(
+        "slack-app-token",
+        "chat",
+        "`xapp-`, a digit, `-` and 10+ letters, digits or `-`",
+        r"(?-i:xapp-[0-9]-[0-9A-Za-z\-]{10,})",
+        _BOUNDED,
+        1.0,
+        "xapp-1-A0246813579-8642097531-c3f9a1e7b5d2",
+        "tokens",
+        ("xapp-",),
+    ),
+    SecretFormat(
+        "slack-webhook-url",
+        "chat",
+        "`https://hooks.slack.com/services/T.../B.../...`: the whole URL",
+        r"(?-i:(?:https?://)?hooks\.slack\.com/services/T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}"
+        r"/[A-Za-z0-9]{16,48})",
+        _BOUNDED,
+        1.0,
+        "https://hooks.slack.com/services/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",
+        "tokens",
+        ("https://hooks.slack.com/", "http://hooks.slack.com/", "hooks.slack.com/"),
+    ),
+    SecretFormat(
+        "discord-bot-token",
+        "chat",
+        "the bot's id in base64, `.`, 6 characters, `.`, 27 to 40 characters",
+        # the id's first digit in base64: 1-3 give M?, 4-7 N?, 8-9 O?
+        r"(?-i:(?:M[Tjz]|N[DTjz]|O[DT])[A-Za-z0-9_\-]{22,26}\.[A-Za-z0-9_\-]{6}"
+        r"\.[A-Za-z0-9_\-]{27,40})",
+        _BOUNDED + "; the first part decodes to a numeric id",
+        1.0,
+        "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GkXq2v.Rz8mT4wL1bN7cY3pJ6hF0dS9gA5eK2uQw",
+        "tokens",
+        check=_discord,
+    ),
+    SecretFormat(
+        "telegram-bot-token",
+        "chat",
+        "the bot's id (8 to 10 digits), `:AA` and 33 letters, digits, `_` or `-`",
+        r"(?-i:[0-9]{8,10}:AA[A-Za-z0-9_\-]{33})",
+        _BOUNDED,
+        1.0,
+        "5829136470:AAF3kR8mQ2xW7vL1bN4cY9pJ6hT0dS5gZ3e",
+        "tokens",
+    ),
+    SecretFormat(
+        "twilio-api-key",
+        "chat",
+        "`SK` and 32 lower-case hex digits",
+        r"(?-i:SK[0-9a-f]{32})",
+        _BOUNDED + " (a short prefix: weaker)",
+        0.9,
+        "SK3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e",
+        "tokens",
+        ("SK",),
+    ),
+    SecretFormat(
+        "sendgrid-api-key",
+        "chat",
+        "`SG.`, 22 characters, `.`, 43 characters",
+        r"(?-i:SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("SG.",),
+    ),
+    SecretFormat(
+        "mailgun-api-key",
+        "chat",
+        "`key-` and 32 lower-case hex digits",
+        r"(?-i:key-[0-9a-f]{32})",
+        _BOUNDED + " (a short prefix: weaker)",
+        0.9,
+        "key-7c2e9a4f1b8d3e6a0c5f2b9d4e7a1c3f",
+        "tokens",
+        ("key-",),
+    ),
+    # --- payment --------------------------------------------------------------------------------
+    SecretFormat(
+        "stripe-secret-key",
+        "payment",
+        "`sk_` (secret) or `rk_` (restricted), `live_`, `test_` or `prod_`, and 16+ letters "
+        "or digits",
+        r"(?-i:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,})",
+        _BOUNDED,
+        1.0,
+        "sk_live_51Hq2xKz7RmT4wL9bN3cY8pJ",
+        "tokens",
+        tuple(f"{kind}_{mode}_" for kind in ("sk", "rk") for mode in ("live", "test", "prod")),
+    ),
+    SecretFormat(
+        "stripe-webhook-secret",
+        "payment",
+        "`whsec_` and 24+ letters or digits",
+        r"(?-i:whsec_[A-Za-z0-9]{24,})",
+        _BOUNDED,
+        1.0,
+        "whsec_Qz8mT3wL6bN1cY4pJ7hF0dS2gA5eK9u",
+        "tokens",
+        ("whsec_",),
+    ),
+    SecretFormat(
+        "square-token",
+        "payment",
+        "`sq0atp-` or `sq0csp-` and 22+ characters, or `EAAA` and 60 characters",
+        r"(?-i:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,60}|EAAA[A-Za-z0-9_\-]{60})",
+        _BOUNDED,
+        1.0,
+        "sq0atp-Rk7Qx2mT9wL4bN1cY8pJ5h",
+        "tokens",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+    ),
+    SecretFormat(
+        "shopify-token",
+        "payment",
+        "`shpat_`, `shpca_`, `shppa_` or `shpss_` and 32 hex digits",
+        r"(?-i:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
+    # --- package registries ---------------------------------------------------------------------
+    SecretFormat(
+        "npm-token",
+        "package registry",
+        "`npm_` and 36 letters or digits",
+        r"(?-i:npm_[A-Za-z0-9]{36})",
+        _BOUNDED,
+        1.0,
+        "npm_Wq4Zt8Kx2Rm7Vb1Ln5Pc9Hj3Fd6Sg0Ya2Eu7",
+        "tokens",
+        ("npm_",),
+    ),
+    SecretFormat(
+        "pypi-token",
+        "package registry",
+        "`pypi-AgEIcHlwaS5vcmc` (pypi.org) or `pypi-AgENdGVzdC5weXBpLm9yZw` (test.pypi.org) and "
+        "50+ base64url characters",
+        r"(?-i:pypi-Ag(?:EIcHlwaS5vcmc|ENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{50,})",
+        _BOUNDED,
+        1.0,
+        "pypi-AgEIcHlwaS5vcmcCJGE3ZjJkOWI0LTVjOGUtNDFhMy05YjJlLTZkNGY4YTFjM2U3YgACKlsz",
+        "tokens",
+        ("pypi-Ag",),
+    ),
+    SecretFormat(
+        "rubygems-api-key",
+        "package registry",
+        "`rubygems_` and 48 hex digits",
+        r"(?-i:rubygems_[a-f0-9]{48})",
+        _BOUNDED,
+        1.0,
+        "rubygems_9c2e5b8d1f4a7c0e3b6d9f2a5c8e1b4d7f0a3c6e9b2d5f8a",
+        "tokens",
+        ("rubygems_",),
+    ),
+    SecretFormat(
+        "nuget-api-key",
+        "package registry",
+        "`oy2` and 43 lower-case letters or digits",
+        r"(?-i:oy2[a-z0-9]{43})",
+        _BOUNDED + " (a short prefix: weaker)",
+        0.9,
+        "oy2k7qx2m9tw4lb1nc8yp5jh3fd6sg0za2eu7vr4kq1x9m",
+        "tokens",
+        ("oy2",),
+    ),
+    SecretFormat(
+        "docker-hub-token",
+        "package registry",
+        "`dckr_pat_` and 27+ letters, digits, `_` or `-`",
+        r"(?-i:dckr_pat_[A-Za-z0-9_\-]{27,60})",
+        _BOUNDED,
+        1.0,
+        "dckr_pat_Xq7mR2kT9wL4bN1cY8pJ5hF3dS6",
+        "tokens",
+        ("dckr_pat_",),
+    ),
+    SecretFormat(
+        "crates-io-token",
+        "package registry",
+        "`cio` and 32 letters or digits",
+        r"(?-i:cio[A-Za-z0-9]{32})",
+        _BOUNDED + " (a short prefix: weaker)",
+        0.9,
+        "cioRk7Qx2mT9wL4bN1cY8pJ5hF3dS6gZ0eA",
+        "tokens",
+        ("cio",),
+    ),
+    # --- AI providers (Anthropic before OpenAI's prefixes, which share sk-) ----------------
+    SecretFormat(
+        "anthropic-api-key",
+        "AI provider",
+        "`sk-ant-` and 20+ letters, digits, `_` or `-`",
+        r"(?-i:sk-ant-[A-Za-z0-9_\-]{20,})",
+        _BOUNDED,
+        1.0,
+        "sk-ant-api03-Zq8mT3wL6bN1cY4pJ7hF0dS2gA5eK9uRx",
+        "tokens",
+        ("sk-ant-",),
+    ),
+    SecretFormat(
+        "openai-api-key",
+        "AI provider",
+        "`sk-proj-`, `sk-svcacct-` or `sk-admin-` and 20+ letters, digits, `_` or `-`; or "
+        "`sk-` and 20+ letters or digits",
+        r"(?-i:sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{20,})",
+        _BOUNDED,
+        1.0,
+        "sk-proj-Hx4Zt8Kq2Rm7Vb1Ln5Pc9Jw3Fd6Sg0Ya",
+        "tokens",
+        ("sk-",),
+    ),
+    SecretFormat(
+        "huggingface-token",
+        "AI provider",
+        "`hf_` and 34 to 40 letters or digits",
+        r"(?-i:hf_[A-Za-z0-9]{34,40})",
+        _BOUNDED,
+        1.0,
+        "hf_Rk7QxTmZwLbNcYpJhFdSgAeKuVqMrTwLbN",
+        "tokens",
+        ("hf_",),
+    ),
+    # --- tokens ---------------------------------------------------------------------------------
+    SecretFormat(
+        "jwt",
+        "token",
+        "three base64url parts separated by `.`, the first two starting `eyJ` (JSON); the "
+        "third, the signature, may be empty (`alg: none`)",
+        r"(?-i:eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.(?:[A-Za-z0-9_\-]{8,})?)",
+        _BOUNDED + "; header and payload decode to JSON objects, the header has `alg`",
+        1.0,
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLW5vdC1yZWFsLXZhbHVl",
+        "tokens",
+        ("eyJ",),
+        check=_jwt,
+    ),
+    # --- assignments (a key name tells what the value is) ---------------------------------------
+    SecretFormat(
+        "aws-secret-access-key",
+        "cloud",
+        "40 base64 characters assigned to `aws_secret_access_key`, `SecretAccessKey` or similar",
+        r"[A-Za-z0-9/+]{40}",
+        "the key's name; the value's length and alphabet",
+        1.0,
+        'aws_secret_access_key = "q8Zt3Kx7Rm2Vb9Ln4Pc1Hj6Fd0Sg5Ya8Eu2Wi/3k"',
+        "assignments",
+        key=r"(?:aws)?_?secret_?(?:access_?)?key(?:_?id)?",
+    ),
+    SecretFormat(
+        "azure-storage-account-key",
+        "cloud",
+        "88 base64 characters assigned to `AccountKey` (a storage connection string)",
+        r"[A-Za-z0-9/+]{86}==",
+        "the key's name; the value decodes to 64 bytes",
+        1.0,
+        "AccountKey=" + "Zq8mT3wL6bN1cY4pJ7hF0dS2gA5eK9uRx" * 2 + "Wq4Zt8Kx2Rm7Vb1Ln5Pc==",
+        "assignments",
+        check=_base64_bytes(64),
+        key=r"account_?key",
+    ),
+    SecretFormat(
+        "url-credentials",
+        "generic",
+        "the password of `scheme://user:password@host`",
+        r"[^\s/?#@]{1,256}",
+        "the value looks like a secret (see below)",
+        GENERIC_CONFIDENCE,
+        "postgres://app:Vq7xK2mR9tLw@db.internal:5432/orders",
+        "assignments",
+    ),
+    SecretFormat(
+        "generic-assignment",
+        "generic",
+        "a value assigned to a key whose name contains `password`, `passwd`, `pwd`, "
+        "`passphrase`, `secret`, `token`, `api key`, `access key` or `credential`",
+        r"[^\s]+|\"[^\"]*\"|'[^']*'",
+        "the key's name; the value looks like a secret (see below)",
+        GENERIC_CONFIDENCE,
+        "DB_PASSWORD=Tz4!qW9#mK2x",
+        "assignments",
+    ),
+)
+
+
+# --- known examples and placeholders ----------------------------------------------------------
+
+KNOWN_EXAMPLES: frozenset[str] = frozenset(
+    {
+        # AWS documentation's access key ids and secret keys
+        "AKIAIOSFODNN7EXAMPLE",
+        "AKIAI44QH8DHBEXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        # Stripe's documentation test key
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        # jwt.io's sample token
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+        "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    }
+)
+"""Published example values, not reported while ``settings.secret_known_examples`` is on."""
+
+_EXAMPLE_MARKERS = re.compile(r"example|sample|dummy|placeholder|redacted|notreal", re.I)
+"""A value holding one of these words is an example, not a secret (with known examples on)."""
+_FILLER_RUN = re.compile(r"x{8}|X{8}|\*{8}|0{8}|#{8}|\.{8}")
+"""A token holding a run of eight of one of these characters is a placeholder (``ghp_xxxx...``,
+``sk_live_0000...``): a run that long is next to impossible in a random token."""
+
+
+def _is_known_example(value: str, fmt: SecretFormat, options: SecretOptions) -> bool:
+    if value in options.allowlist:
+        return True
+    if not options.known_examples:
+        return False
+    if value in KNOWN_EXAMPLES or _EXAMPLE_MARKERS.search(value):
+        return True
+    return _FILLER_RUN.search(value) is not None
+
+
+# --- generic values ---------------------------------------------------------------------------
+
+# Chosen on the labelled set of tests/detection/secret_cases.py (docs/detection.md, "Generic
+# assignments", says how).
+MIN_SECRET_LENGTH = 8
+"""A shorter value assigned to a secret-named key is not reported."""
+MIN_URL_PASSWORD_LENGTH = 6
+"""The password of a URL is a password by its place: a shorter length is enough."""
+MIN_ENTROPY_BITS = 2.5
+"""Least Shannon entropy per character of a reported value."""
+ONE_CLASS_MIN_LENGTH = 16
+"""A value of one character class (only lower-case letters, say) needs this length."""
+ONE_CLASS_MIN_ENTROPY_BITS = 3.0
+
+_PLACEHOLDER_VALUE = re.compile(
+    r"(?:change[_\-. ]?(?:me|it)|replace[_\-. ]?me|password|passwd|pass|secret|token|"
+    r"api[_\-. ]?key|key|none|null|nil|true|false|yes|no|on|off|undefined|required|optional|"
+    r"string|str|bool|int|hidden|masked|empty|todo|tbd|fixme|n/?a|test|default|"
+    r"bearer|basic|ask|prompt|unset|secret[_\-. ]?here|token[_\-. ]?here|"
+    r"0?1234(?:5(?:6(?:7(?:8(?:90?)?)?)?)?)?)",
+    re.I,
+)
+_PLACEHOLDER_PART = re.compile(
+    r"(?:^|[^a-z])your[_\-. ]?|_here\b|-here\b|xxx|\.\.\.|example|placeholder|dummy|sample|"
+    r"redacted|changeme|change_me|replace_?me|insert[_\-. ]|^<.*>$|^\[.*\]$|^\(.*\)$",
+    re.I,
+)
+_REFERENCE = re.compile(
+    r"\$\{|\$\(|^\$[A-Za-z_]|\{\{|\{%|%\(\w+\)s|^%s$|<%|#\{|os\.environ|environ\.get|"
+    r"process\.env|getenv\s*\(|ENV\[|\benv\(|\bsecrets\.[A-Za-z_]|^vault:|^!(?:Ref|Sub)\b|"
+    r"^@Microsoft\.KeyVault|^ref\+|^arn:aws:secretsmanager",
+    re.I,
+)
+_CODE_REFERENCE = re.compile(r"[A-Za-z_][\w.]*\(.*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+"""An unquoted value that is an attribute or a call in code: ``self.password``, ``get()``."""
+_NEXT_PARAMETER = re.compile(r"&(?:amp;)?[A-Za-z0-9_.\-\[\]]+=")
+_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)*")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.\-]+(?:/[\w.\-]+)+/?|[A-Za-z]:\\.*")
+"""A file path of two or more parts (one part, ``/2xK...``, may start a base64 secret)."""
+_MASK = frozenset("*•●xX#.-_ ")
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character of the value's character distribution."""
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+def _classes(value: str) -> int:
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    other = any(not c.isalnum() for c in value)
+    return lower + upper + digit + other
+
+
+def looks_like_secret(value: str, *, password: bool, quoted: bool, url: bool = False) -> bool:
+    """Whether ``value``, assigned to a secret-named key, looks like a secret.
+
+    Args:
+        value: the value, without its quotes.
+        password: the key names a password (a plain number may be one).
+        quoted: the value was quoted (an unquoted attribute or call is code, not a value).
+        url: the value is the password of a URL (a shorter one counts).
+    """
+    if len(value) < (MIN_URL_PASSWORD_LENGTH if url else MIN_SECRET_LENGTH):
+        return False
+    if set(value) <= _MASK or len(set(value)) == 1:
+        return False  # a mask: "********", "xxxxxxxx"
+    if _PLACEHOLDER_VALUE.fullmatch(value) or _PLACEHOLDER_PART.search(value):
+        return False
+    if _REFERENCE.search(value):
+        return False  # ${VAR}, $VAR, {{ var }}, os.environ[...], getenv(...)
+    if not quoted and _CODE_REFERENCE.fullmatch(value):
+        return False
+    if _NUMBER.fullmatch(value):
+        if not password:
+            return False  # max_tokens: 2048
+        return _entropy(value) >= MIN_ENTROPY_BITS  # a PIN-like password: 84629175
+    if not url and (_URL.match(value) or _PATH.fullmatch(value)):
+        return False  # password_reset_url: https://..., password_file: /run/secrets/db
+    entropy = _entropy(value)
+    if entropy < MIN_ENTROPY_BITS:
+        return False
+    if _classes(value) == 1:
+        return len(value) >= ONE_CLASS_MIN_LENGTH and entropy >= ONE_CLASS_MIN_ENTROPY_BITS
+    return True
+
+
+# Words of a key's name that make it name something other than the secret itself.
+_NOT_THE_SECRET = frozenset(
+    "url uri urls endpoint file path dir name type count length len size limit ref env var "
+    "policy expiry expires expiration ttl timeout header prompt hint field label required "
+    "enabled min max format id ids reset link mode manager version rotation store age "
+    "question questions strength confirm confirmation".split()
+)
+# Continuations of a secret word that make another word: tokenizer, secretary, passwordless.
+_OTHER_WORD = re.compile(r"(?:token|secret|password)(?:i[sz]|ar[iy]|less)", re.I)
+_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_PASSWORD_KEY = re.compile(r"pass|pwd", re.I)
+
+
+def _secret_key(key: str) -> bool:
+    """Whether a key's name says its value is a secret."""
+    if _OTHER_WORD.search(key):
+        return False
+    words = [w.lower() for part in re.split(r"[^A-Za-z0-9]+", key) for w in _CAMEL.findall(part)]
+    return not any(word in _NOT_THE_SECRET for word in words)
+
+
+# --- group patterns -------------------------------------------------------------------------
+
+_KEYWORD = (
+    r"(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-. ]?key|access[_\-. ]?key"
+    r"|account[_\-. ]?key|credential)"
+)
+# Unbounded repeats, not counted ones: counted repeats multiply the states of the scanner's
+# RE2 set, which every text goes through.
+_KEY_TAIL = r"[A-Za-z0-9_.\-]*"
+# At most 7 spaces or tabs around a separator: a blanked-out match (the scanner looks again
+# around a match with the match blanked, govcore/detection/scanner.py) is at least 8 long, and
+# the value after it must not be taken for this key's.
+_SEPARATOR = r"[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}"
+_VALUE = (
+    r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
+    r"|(?P<bare>[^\s\"'`,;<>\\]+))"
+)
+_ASSIGNMENT = (
+    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]{{1,7}})(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*)"
+    rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`]?{_SEPARATOR}{_VALUE}"
+    r"|://(?P<user>[^\s/?#@:]+):(?P<pw>[^\s/?#@]+)@"
+)
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _re2(pattern: str) -> str:
+    """The RE2 form of a pattern: group names are only needed by the validators."""
+    return _NAMED_GROUP.sub("(?:", pattern)
+
+
+def _python(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)  # as the scanner matches
+
+
+_ASSIGNMENT_PY = _python(_ASSIGNMENT)
+_FORMATS_BY_GROUP: dict[str, tuple[SecretFormat, ...]] = {}
+for _format in SECRET_FORMATS:
+    _FORMATS_BY_GROUP.setdefault(_format.group, ())
+    _FORMATS_BY_GROUP[_format.group] += (_format,)
+GROUPS = tuple(_FORMATS_BY_GROUP)
+_COMPILED = {fmt.name: _python(fmt.pattern) for fmt in SECRET_FORMATS}
+_KEY_PATTERNS = {fmt.name: _python(fmt.key) for fmt in SECRET_FORMATS if fmt.key is not None}
+_BY_NAME = {fmt.name: fmt for fmt in SECRET_FORMATS}
+_TOKENS = _FORMATS_BY_GROUP["tokens"]
+_UNPREFIXED = tuple(fmt for fmt in _TOKENS if not fmt.prefixes)
+_PREFIX = re.compile(
+    "|".join(
+        re.escape(p)
+        for p in sorted({p for f in _TOKENS for p in f.prefixes}, key=len, reverse=True)
+    )
+)
+_LONGEST_PREFIX = max(len(p) for f in _TOKENS for p in f.prefixes)
+_GLUE_REACH = 300  # a glued token is looked for this far back: longer than most tokens
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _token_at(text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
+    """The first token format (in table order) matching at ``start``, and where it ends."""
+    for fmt in _TOKENS:
+        if fmt.prefixes and not any(text.startswith(p, start) for p in fmt.prefixes):
+            continue
+        match = _COMPILED[fmt.name].match(text, start, end)
+        if match is not None:
+            return fmt, match.end()
+    return None
+
+
+def _token_ends_at(text: str, position: int) -> bool:
+    """Whether a token of a prefixed format ends exactly at ``position``."""
+    for prefix in _PREFIX.finditer(text, max(0, position - _GLUE_REACH), position):
+        found = _token_at(text, prefix.start(), position)
+        if found is not None and found[1] == position:
+            return True
+    return False
+
+
+def _token_starts_at(text: str, position: int) -> bool:
+    return _PREFIX.match(text, position) is not None and (
+        _token_at(text, position, len(text)) is not None
+    )
+
+
+def _judge_token(
+    text: str, start: int, end: int, options: SecretOptions
+) -> tuple[int, int, float, str] | None:
+    found = _token_at(text, start, end)
+    if found is None:
+        return None
+    fmt, stop = found
+    # Two tokens written together: the first ends where the second's prefix begins.
+    for prefix in _PREFIX.finditer(text, start + 1, min(len(text), stop + _LONGEST_PREFIX)):
+        cut = prefix.start()
+        if cut >= stop:
+            break
+        if _COMPILED[fmt.name].fullmatch(text, start, cut) and _token_starts_at(text, cut):
+            stop = cut
+            break
+    if start > 0 and _is_word(text[start - 1]) and not _token_ends_at(text, start):
+        return None  # "xAKIA...": inside a longer word
+    glued_after = stop < len(text) and text[stop].isalnum() and text[stop - 1].isalnum()
+    if glued_after and not _token_starts_at(text, stop):
+        return None  # a fixed-length format inside a longer word is not that format
+    value = text[start:stop]
+    if fmt.check is not None and not fmt.check(value):
+        return None
+    if _is_known_example(value, fmt, options):
+        return None
+    return start, stop, fmt.confidence, fmt.name
+
+
+def _judge_key(
+    text: str, start: int, end: int, options: SecretOptions
+) -> tuple[int, int, float, str] | None:
+    for fmt in _FORMATS_BY_GROUP["keys"]:
+        if _COMPILED[fmt.name].fullmatch(text, start, end):
+            return start, end, fmt.confidence, fmt.name
+    return None
+
+
+def _judge_assignment(
+    text: str, start: int, end: int, options: SecretOptions
+) -> tuple[int, int, float, str] | None:
+    match = _ASSIGNMENT_PY.match(text, start, end)
+    if match is None:
+        return None
+    if match.group("pw") is not None:
+        value_start, value_end = match.span("pw")
+        value = match.group("pw")
+        if len(match.group("user")) > 128 or len(value) > 256:
+            return None  # longer than a URL's user and password are
+        if not looks_like_secret(value, password=True, quoted=False, url=True):
+            return None
+        return _named(text, value_start, value_end, _BY_NAME["url-credentials"], options)
+    if match.group("cli") is not None:
+        key_end = match.end("cli")
+        key = match.group("cli").strip().lstrip("-")
+        group = "cv"
+    else:
+        key_end = match.end("key")
+        group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
+        key = match.group("key")
+    # The key's name may begin before the matched keyword: "DB_PASSWORD", "self.api_key".
+    key_start = key_end - len(key)
+    while key_start > 0 and (_is_word(text[key_start - 1]) or text[key_start - 1] in ".-"):
+        key_start -= 1
+        if key_end - key_start > 80:
+            return None
+    key = text[key_start:key_end].strip().strip("\"'`\\").lstrip("-").lstrip(".")
+    value_start, value_end = match.span(group)
+    if group in ("bare", "cv"):
+        query = _NEXT_PARAMETER.search(text, value_start, min(len(text), value_end + 80))
+        if query is not None and query.start() < value_end:
+            value_end = query.start()  # "?api_key=...&page=2": the next query parameter
+        while value_end > value_start and text[value_end - 1] in ".,:)]}":
+            value_end -= 1  # the end of a sentence or of a call, not of the value
+    value = text[value_start:value_end]
+    # A vendor token or a known key name and value shape outranks the generic rule.
+    token = _token_at(text, value_start, value_end)
+    if token is not None and token[1] == value_end:
+        judged = _judge_token(text, value_start, value_end, options)
+        return judged if judged is not None and judged[1] == value_end else None
+    for fmt in _FORMATS_BY_GROUP["assignments"]:
+        if fmt.key is None or not _KEY_PATTERNS[fmt.name].fullmatch(key):
+            continue
+        if _COMPILED[fmt.name].fullmatch(value) and (fmt.check is None or fmt.check(value)):
+            return _named(text, value_start, value_end, fmt, options)
+    if not _secret_key(key):
+        return None
+    if not looks_like_secret(
+        value, password=bool(_PASSWORD_KEY.search(key)), quoted=group not in ("bare", "cv")
+    ):
+        return None
+    return _named(text, value_start, value_end, _BY_NAME["generic-assignment"], options)
+
+
+def _named(
+    text: str, start: int, end: int, fmt: SecretFormat, options: SecretOptions
+) -> tuple[int, int, float, str] | None:
+    if _is_known_example(text[start:end], fmt, options):
+        return None
+    return start, end, fmt.confidence, fmt.name
+
+
+_Judge = Callable[[str, int, int, SecretOptions], "tuple[int, int, float, str] | None"]
+_JUDGES: dict[str, _Judge] = {
+    "keys": _judge_key,
+    "tokens": _judge_token,
+    "assignments": _judge_assignment,
+}
+
+
+def _group_pattern(group: str) -> str:
+    if group == "assignments":
+        return _re2(_ASSIGNMENT)
+    return "|".join(f"(?:{fmt.pattern})" for fmt in _FORMATS_BY_GROUP[group])
+
+
+def _validator(judge: _Judge, options: SecretOptions) -> Validator:
+    def validate(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+        judged = judge(text, start, end, options)
+        return None if judged is None else judged[:3]
+
+    return validate
+
+
+_DEFAULT_OPTIONS = SecretOptions()
+
+
+def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPattern, ...]:
+    """The scanner patterns of the ``secret`` detector, with validators bound to ``options``."""
+    return tuple(
+        SecretPattern(group, _group_pattern(group), _validator(_JUDGES[group], options))
+        for group in GROUPS
+    )
+
+
+_RE2_GROUPS: dict[str, re.Pattern[str]] = {}
+
+
+def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[SecretMatch]:
+    """Every secret in ``text`` with its format's name, leftmost-longest, not overlapping.
+
+    The scanner's ``secret`` detector reports the same spans (without names); this function
+    is for tools and tests that want to know which format was found. ``text`` is taken as it
+    is (not normalised).
+    """
+    found: list[SecretMatch] = []
+    for group in GROUPS:
+        pattern = _RE2_GROUPS.get(group)
+        if pattern is None:
+            pattern = _RE2_GROUPS[group] = _python(_group_pattern(group))
+        position = 0
+        while position < len(text):
+            candidate = pattern.search(text, position)
+            if candidate is None:
+                break
+            begin, stop = candidate.span()
+            position = stop if stop > begin else stop + 1
+            judged = _JUDGES[group](text, begin, stop, options)
+            if judged is not None:
+                found.append(SecretMatch(judged[3], judged[0], judged[1], judged[2]))
+                if judged[1] < stop:
+                    position = judged[1]
+    return _leftmost_longest(found)
+
+
+def _leftmost_longest(matches: Iterable[SecretMatch]) -> list[SecretMatch]:
+    kept: list[SecretMatch] = []
+    reach = -1
+    for match in sorted(matches, key=lambda m: (m.start, -m.end)):
+        if match.start >= reach:
+            kept.append(match)
+            reach = match.end
+    return kept
