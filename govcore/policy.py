@@ -23,8 +23,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from govcore._values import json_equal
-from govcore.detection.pattern_cost import pattern_cost
 from govcore.models import MAX_ID_LENGTH, ApplicablePolicy, Enforcement, check_identifier
+from govcore.pattern_cost import pattern_cost
 
 __all__ = [
     "PII_KINDS",
@@ -52,7 +52,7 @@ def compile_regex(pattern: str) -> Any:
 
     Raises:
         ValueError: the pattern is not valid RE2 syntax, or costs more than checks may spend
-            (:mod:`govcore.detection.pattern_cost`).
+            (:mod:`govcore.pattern_cost`).
     """
     try:
         compiled = re2.compile(pattern, options=_RE2_OPTIONS)

@@ -12,9 +12,9 @@ import pytest
 
 from govcore.cli import main
 from govcore.config import load_config
-from govcore.detection.pattern_cost import MAX_PROGRAM_SIZE, pattern_cost, probe_text
 from govcore.detection.pii import DETECTORS
 from govcore.errors import ConfigError
+from govcore.pattern_cost import MAX_PROGRAM_SIZE, pattern_cost, probe_text
 from govcore.policy import DetectRule
 from tests.support import policy
 
@@ -122,9 +122,7 @@ def test_loading_names_the_tenant_policy_and_rule() -> None:
     )
 
 
-def test_validate_reports_the_pattern(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_validate_reports_the_pattern(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(_config({"regex": "(a|b)*a(a|b){200}"})))
     assert main(["validate", str(path)]) == 1

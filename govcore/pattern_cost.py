@@ -16,6 +16,9 @@ and the time is compared with that of a plain pattern over the same text measure
 moment. Patterns that keep to the DFA's speed stay within a few times the plain one; a blow-up
 costs hundreds of times more, so the limit sits far from both, and a slow or busy machine
 changes both times alike.
+
+It runs when policies are validated, never during a check; it reads a clock, so it lives beside
+the policy format rather than in the pure detection layer.
 """
 
 from __future__ import annotations
