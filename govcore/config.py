@@ -99,6 +99,10 @@ class GovernanceSettings(_ConfigModel):
     max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
     """Most conversations the default in-memory store keeps (it also keeps within a byte
     budget); the least recently used go first."""
+    tool_call_check_keys: bool = True
+    """Also check the keys of the objects in a tool call's ``arguments`` with ``detect`` rules
+    (an email or a card number used as a dictionary key); on by default, as data in a key leaves
+    with the call like data in a value. Off: only string and number values are checked."""
     max_violations_per_check: Annotated[int, Field(ge=1, le=10_000)] = 100
     """Most violations one check's answer lists (the first in text order); the verdict, risk
     score, citations and redaction still cover all of them."""

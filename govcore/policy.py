@@ -24,6 +24,7 @@ from pydantic.alias_generators import to_camel
 
 from govcore._values import json_equal
 from govcore.models import MAX_ID_LENGTH, ApplicablePolicy, Enforcement, check_identifier
+from govcore.pattern_cost import pattern_cost
 
 __all__ = [
     "PII_KINDS",
@@ -50,13 +51,18 @@ def compile_regex(pattern: str) -> Any:
     """Compile a policy author's pattern with RE2 (linear-time matching whatever the pattern).
 
     Raises:
-        ValueError: the pattern is not valid RE2 syntax.
+        ValueError: the pattern is not valid RE2 syntax, or costs more than checks may spend
+            (:mod:`govcore.pattern_cost`).
     """
     try:
-        return re2.compile(pattern, options=_RE2_OPTIONS)
+        compiled = re2.compile(pattern, options=_RE2_OPTIONS)
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
         raise ValueError(f"regex does not compile (RE2 syntax): {reason}") from None
+    refusal = pattern_cost(pattern).refusal
+    if refusal is not None:
+        raise ValueError(refusal)
+    return compiled
 
 
 class _DocumentModel(BaseModel):

@@ -24,7 +24,7 @@ from govcore.policy import PolicyDocument, ToolRule
 __all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
 
 Path = tuple[str | int, ...]
-_SEPARATOR = "\n\x00\n"  # between joined argument strings: no detector matches across it
+_SEPARATOR = "\n\x00\n"  # between joined argument texts: no detector matches across it
 _STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
 
 
@@ -109,17 +109,37 @@ def _resolve(
         yield from _resolve(value, rest, path)  # one value where a list was expected: item 0
 
 
-def _strings(value: Any, path: Path, into: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
-    """Every string in the arguments with its path (dictionary keys are not checked)."""
+def _texts(
+    value: Any, path: Path, keys: bool, into: list[tuple[Path, bool, str]]
+) -> list[tuple[Path, bool, str]]:
+    """Every text ``detect`` rules read in the arguments, as ``(path, is_key, text)``: each
+    string, each number as its JSON text, and with ``keys`` each object key (its path is that
+    of the entry it names)."""
     if isinstance(value, str):
-        into.append((path, value))
+        into.append((path, False, value))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _strings(item, (*path, index), into)
+            _texts(item, (*path, index), keys, into)
     elif isinstance(value, dict) or _is_mapping(value):
         for key, item in value.items():
-            _strings(item, (*path, key), into)
+            if keys:
+                into.append(((*path, key), True, key))
+            _texts(item, (*path, key), keys, into)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        into.append((path, False, _number_text(value)))
     return into
+
+
+def _number_text(number: int | float) -> str:
+    """A number as JSON encoders write it: the digits a dispatcher passes on, so that a card
+    number or an id sent as a number is read like the same text in a string. An integral float
+    below 1e21 is written as an integer (``4111111111111111.0`` is ``4111111111111111``), as
+    JavaScript and Go write it; another float in Python's shortest form (``-12.5``, ``1e+21``)."""
+    if isinstance(number, int):
+        return int.__repr__(number)  # an IntEnum member reads as its value
+    if number.is_integer() and abs(number) < 1e21:
+        return int.__repr__(int(number))
+    return float.__repr__(number)
 
 
 def _is_mapping(value: Any) -> bool:
@@ -172,6 +192,38 @@ def _path_text(path: Path) -> str:
     return text or "arguments"
 
 
+def _detect_text(value: Any) -> str | None:
+    """The text a tool rule's ``detect`` rules read at its path: a string, or a number's JSON
+    text; ``None`` for anything else (a boolean, null, an object or a list)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _number_text(value)
+    return None
+
+
+def _rename_keys(arguments: Any, path: Path, renamed: Mapping[str, str]) -> None:
+    """Rename keys of the object at ``path`` in place, keeping the order of its entries. A new
+    name already taken (by another entry, or by an earlier renamed key) gets `` (2)``,
+    `` (3)``...: two entries redacted to the same name both stay."""
+    target = arguments
+    for step in path:
+        target = target[step]
+    kept = {key for key in target if key not in renamed}
+    entries = list(target.items())
+    target.clear()
+    for key, value in entries:
+        name = renamed.get(key)
+        if name is not None:
+            candidate, count = name, 1
+            while candidate in kept:
+                count += 1
+                candidate = f"{name} ({count})"
+            kept.add(candidate)
+            key = candidate
+        target[key] = value
+
+
 def _set(arguments: Any, path: Path, value: Any) -> None:
     target = arguments
     for step in path[:-1]:
@@ -194,6 +246,7 @@ def check_tool_call(
     scanner: Scanner,
     applicable_policies: frozenset[str] | None,
     tool_rules: Sequence[CompiledToolRule],
+    check_keys: bool = True,
 ) -> ToolCallOutcome:
     """Decide a proposed tool call.
 
@@ -203,10 +256,14 @@ def check_tool_call(
         scanner: the tenant's detect rules; only those of ``applicable_policies`` (the
             session's active and ``alwaysOn`` policies; ``None``: all) are applied.
         tool_rules: the tenant's tool rules (each applies when its glob matches ``tool_name``).
+        check_keys: whether ``scanner`` also reads object keys (numbers and strings it
+            always reads; a number is read as its JSON text).
 
     Returns:
         The findings (without ``replacement`` and ``offset``), the suggested arguments
-        (the offending values replaced where a fix exists, else ``None``), ``allow`` (false
+        (the offending values replaced where a fix exists: a string or number with matches
+        by its redacted text, a key with matches renamed to its redacted text; else ``None``),
+        ``allow`` (false
         exactly when a ``fix`` violation has confidence >= 0.7) and the risk score.
     """
     found: list[Finding] = []
@@ -224,9 +281,12 @@ def check_tool_call(
             )
         )
 
-    matched: dict[Path, tuple[str, list[Hit]]] = {}  # strings to redact, with their matches
+    # texts to redact, with their matches: by path, and whether the text is the path's key
+    matched: dict[tuple[Path, bool], tuple[str, list[Hit]]] = {}
 
-    def report(path: Path, text: str, hits: Sequence[Hit], explanation: str | None) -> None:
+    def report(
+        path: Path, is_key: bool, text: str, hits: Sequence[Hit], explanation: str | None
+    ) -> None:
         for hit in hits:
             add(
                 hit.rule.policy,
@@ -235,29 +295,29 @@ def check_tool_call(
                 hit.confidence,
             )
         if hits:
-            matched.setdefault(path, (text, []))[1].extend(hits)
+            matched.setdefault((path, is_key), (text, []))[1].extend(hits)
 
-    # detect rules of the applicable policies, on every string argument: one scan over all of
-    # them joined, each hit given back to its string (a hit across two strings is dropped)
-    strings = _strings(arguments, (), [])
+    # detect rules of the applicable policies, on every text of the arguments: one scan over
+    # all of them joined, each hit given back to its text (a hit across two texts is dropped)
+    texts = _texts(arguments, (), check_keys, [])
     starts: list[int] = []
     position = 0
-    for _, text in strings:
+    for _, _, text in texts:
         starts.append(position)
         position += len(text) + len(_SEPARATOR)
-    per_string: dict[int, list[Hit]] = {}
-    joined = _SEPARATOR.join(text for _, text in strings)
+    per_text: dict[int, list[Hit]] = {}
+    joined = _SEPARATOR.join(text for _, _, text in texts)
     wanted = joined and (applicable_policies is None or applicable_policies)
     for hit in scanner.scan(joined, applicable=applicable_policies) if wanted else ():
         owner = bisect_right(starts, hit.start) - 1
         offset = starts[owner]
-        if hit.end - offset <= len(strings[owner][1]):
-            per_string.setdefault(owner, []).append(
+        if hit.end - offset <= len(texts[owner][2]):
+            per_text.setdefault(owner, []).append(
                 Hit(hit.rule, hit.start - offset, hit.end - offset, hit.confidence)
             )
-    for owner, hits in per_string.items():
-        path, text = strings[owner]
-        report(path, text, hits, None)
+    for owner, hits in per_text.items():
+        path, is_key, text = texts[owner]
+        report(path, is_key, text, hits, None)
 
     tool_key = _tool_key(tool_name)
     for compiled in tool_rules:
@@ -321,17 +381,29 @@ def check_tool_call(
                     rule.explanation or f"{where} must be one of: {options}.",
                     rule.confidence,
                 )
-            if compiled.scanner is not None and isinstance(value, str):
-                report(path, value, compiled.scanner.scan(value), rule.explanation)
+            if compiled.scanner is not None:
+                at_path = _detect_text(value)
+                if at_path is not None:
+                    hits = compiled.scanner.scan(at_path)
+                    report(path, False, at_path, hits, rule.explanation)
 
-    for path, (text, hits) in matched.items():
-        fixes[path] = replace_matches(text, hits)  # a string with matches is fixed by its redaction
+    renames: dict[Path, dict[str, str]] = {}  # object path -> key -> its redacted name
+    for (path, is_key), (text, hits) in matched.items():
+        # a text with matches is fixed by its redaction (a number becomes that text)
+        if is_key:
+            renames.setdefault(path[:-1], {})[text] = replace_matches(text, hits)
+        else:
+            fixes[path] = replace_matches(text, hits)
 
     suggested: dict[str, Any] | None = None
-    if fixes:
+    if fixes or renames:
         suggested = _copy_json(arguments)
         for path, value in fixes.items():
             _set(suggested, path, value)
+        # Deepest objects first: the paths of renamed keys are written with the original
+        # keys, which stay in place until the objects above them are renamed.
+        for path in sorted(renames, key=len, reverse=True):
+            _rename_keys(suggested, path, renames[path])
     return ToolCallOutcome(
         findings=found,
         suggested_arguments=suggested,

@@ -203,6 +203,8 @@ def _card_grouping(candidate: str) -> bool:
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if start > 0 and (_is_digit(text[start - 1]) or text[start - 1].isalpha()):
         return None
+    if start > 1 and text[start - 1] in "-./" and _is_digit(text[start - 2]):
+        return None  # "00-4111 ...": the digits continue a number, they do not begin one
     for cut in _cut_points(text, start, end):
         digits = _digits_of(text[start:cut])
         if (

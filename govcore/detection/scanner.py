@@ -544,8 +544,8 @@ def _window_spans(
 
 
 # Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
-# slash that joins it to one ("123-45-6789": "45" and "6789" continue the first group).
-_WORD_START = re.compile(r"(?<![^\W_])(?<![^\W_][\-./])[^\W_]")
+# slash that joins it to a digit ("123-45-6789": "45" and "6789" continue the first group).
+_WORD_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
 
 
 def _next_word_start(text: str, start: int, end: int) -> int:

@@ -193,6 +193,7 @@ def check_tool_call(
         scanner=tenant.scanner,
         applicable_policies=tenant.always_on.union(active),
         tool_rules=tenant.tool_rules,
+        check_keys=service.settings.tool_call_check_keys,
     )
     trace_id = service.new_trace_id()
     decision = ToolCallDecision(

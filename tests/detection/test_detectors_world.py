@@ -52,6 +52,8 @@ def grouped(value: str, size: int = 4) -> str:
         ("in 2024 4111-1111-1111-1111 was used", "4111-1111-1111-1111"),
         ("items: 3 5500 0000 0000 0004", "5500 0000 0000 0004"),
         ("row 17.4111111111111111", None),  # glued by a dot: one number
+        ("ref 00-4111 1111 1111 1111", None),  # joined by a hyphen: one number
+        ("ref " + "00-" * 40 + "4111 1111 1111 1111", None),  # however long the number before
         ("order 12 34 4111 1111 1111 1111", "4111 1111 1111 1111"),
     ],
 )
