@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 
 from govcore.detection.secrets import (
     PRIVATE_KEY_BEGIN,
@@ -138,6 +139,15 @@ def _cut_points(text: str, start: int, end: int) -> list[int]:
 _ALNUM_BEFORE_OTHER = re.compile(r"[^\W_](?=[\W_])")
 
 
+def _glues(char: str) -> bool:
+    """Whether ``char`` next to a number makes it part of a longer word: a digit, ``_``, or a
+    letter of a script written with spaces. Chinese, Japanese, Korean, Thai, Lao and Khmer
+    prose runs straight into numbers ("カード番号は4111111111111111です")."""
+    if char.isdigit() or char == "_" or _is_digit(char):
+        return True
+    return char.isalpha() and (char.isascii() or _SPACELESS_LETTERS.match(char) is None)
+
+
 def _bounded(text: str, start: int, end: int, inside: Callable[[str], bool]) -> bool:
     """Whether the span is not glued to more characters of its own kind on either side."""
     return (start == 0 or not inside(text[start - 1])) and (
@@ -201,7 +211,7 @@ def _card_grouping(candidate: str) -> bool:
 
 
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if start > 0 and (_is_digit(text[start - 1]) or text[start - 1].isalpha()):
+    if start > 0 and _glues(text[start - 1]):
         return None
     if start > 1 and text[start - 1] in "-./" and _is_digit(text[start - 2]):
         return None  # "00-4111 ...": the digits continue a number, they do not begin one
@@ -214,7 +224,7 @@ def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
             and card_issuer_valid(digits)
             and luhn_valid(digits)
         ):
-            if cut < len(text) and (_is_digit(text[cut]) or text[cut].isalpha()):
+            if cut < len(text) and _glues(text[cut]):
                 continue
             return start, cut, 1.0
     return None
@@ -256,7 +266,7 @@ def iban_length_valid(iban: str) -> bool:
 
 
 def _iban(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if start > 0 and _is_word(text[start - 1]):
+    if start > 0 and _glues(text[start - 1]):
         return None
     expected = _IBAN_LENGTHS.get(text[start : start + 2].upper())
     if expected is None:
@@ -264,7 +274,7 @@ def _iban(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     for cut in _cut_points(text, start, end):
         compact = text[start:cut].replace(" ", "")  # the pattern allows single spaces only
         if len(compact) == expected and mod97_valid(compact):
-            if cut < len(text) and _is_word(text[cut]):
+            if cut < len(text) and _glues(text[cut]):
                 continue
             return start, cut, 1.0
     return None
@@ -274,7 +284,7 @@ _DATE = re.compile(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|\d{1,2}[./-]\d{1,2}[./-
 
 
 def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not _bounded(text, start, end, lambda c: _is_digit(c) or c.isalpha()):
+    if not _bounded(text, start, end, _glues):
         return None
     candidate = text[start:end]
     digits = _digits_of(candidate)
@@ -308,7 +318,7 @@ def _phone_after_word(text: str, start: int, end: int) -> tuple[int, int, float]
 
 
 def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not _bounded(text, start, end, lambda c: _is_digit(c) or c.isalpha()):
+    if not _bounded(text, start, end, _glues):
         return None
     candidate = text[start:end]
     digits = _digits_of(candidate)
@@ -356,13 +366,13 @@ def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     # that ends a sentence is not glue: "IP: 192.168.1.1." is an address.
     if start > 0:
         before = text[start - 1]
-        if _is_word(before) or (six and before == ":"):
+        if _glues(before) or (six and before == ":"):
             return None
         if before == "." and start > 1 and _is_word(text[start - 2]):
             return None
     if end < size:
         after = text[end]
-        if _is_word(after):
+        if _glues(after):
             return None
         if (after == "." or (six and after == ":")) and end + 1 < size and _is_word(text[end + 1]):
             return None
@@ -416,11 +426,35 @@ def _unglued(candidate: str) -> tuple[int, int]:
     return first, last
 
 
+# Top-level domains that exist (docs/detection.md; scripts/make_tlds.py makes the file).
+_TOP_LEVEL_DOMAINS = frozenset(
+    line
+    for line in resources.files("govcore.detection")
+    .joinpath("top_level_domains.txt")
+    .read_text(encoding="utf-8")
+    .splitlines()
+    if line and not line.startswith("#")
+)
+# A key and "=" before an address, as in a query string or a setting ("user=jane@x.io").
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=(?=.)")
+
+
 def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     cut_start, cut_end = _unglued(text[start:end])
     start, end = start + cut_start, start + cut_end
-    while start < end and text[start] == "/":
-        start += 1  # "https://user@host": the slashes belong to the URL, not the address
+    at = text.rfind("@", start, end)
+    # In a URL an address starts after the last "/", "?" or "&" ("https://x.io/a?to=jane@x.io"):
+    # those are legal in a local part, but written there they delimit a path or a query.
+    delimiter = max(text.rfind(char, start, at) for char in "/?&")
+    if delimiter >= 0:
+        start = delimiter + 1
+    if text.endswith("://", 0, start) or _after_url_user(text, start):
+        # "https://user@host", "https://user:password@host": a URL's login, not a mailbox;
+        # a password there is the secret detector's.
+        return None
+    assigned = _ASSIGNED.match(text, start, end)
+    if assigned is not None and "@" in text[assigned.end() : end]:
+        start = assigned.end()
     local, _, domain = text[start:end].rpartition("@")
     if not local or len(local) > 64 or len(domain) > 255:
         return None
@@ -428,12 +462,29 @@ def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         local.startswith(".") or local.endswith(".") or ".." in local
     ):
         return None
-    if domain.startswith("[") or all(
+    if domain.startswith("["):
+        return start, end, 1.0
+    if domain.replace(".", "").isdigit():
+        # A bare IPv4 domain: four parts of at most 255, not followed by more of a number.
+        glued = end < len(text) and (_is_word(text[end]) or text.startswith(".", end))
+        return None if glued or not _ipv4_valid(domain) else (start, end, 1.0)
+    top = domain.rsplit(".", 1)[-1].lower()
+    if top.isascii() and top not in _TOP_LEVEL_DOMAINS:
+        return None  # "logo@2x.png" is a file name
+    if all(
         label and not label.startswith("-") and not label.endswith("-")
         for label in domain.split(".")
     ):
         return start, end, 1.0
     return None
+
+
+def _after_url_user(text: str, start: int) -> bool:
+    """Whether ``start`` follows "scheme://user:" (a URL's password comes next)."""
+    if start == 0 or text[start - 1] != ":":
+        return False
+    words = text[max(0, start - 2048) : start].split()
+    return bool(words) and "://" in words[-1]
 
 
 _ND = r"\p{Nd}"
@@ -447,7 +498,9 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?:\"[^\"\r\n@]+\"|[\p{L}\p{N}!#$%&'*+/=?^_`{|}~.\-]+)@"
         r"(?:\[(?:IPv6:)?[0-9a-fA-F.:]+\]|[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*"
         # An IDNA top-level label ("xn--p1ai") first: leftmost-first RE2 would stop at "xn".
-        r"\.(?:xn--[a-zA-Z0-9\-]*[a-zA-Z0-9]|\p{L}\p{L}+))",
+        r"\.(?:xn--[a-zA-Z0-9\-]*[a-zA-Z0-9]|\p{L}\p{L}+)"
+        # A bare IPv4 address as the domain ("jane@192.0.2.7").
+        r"|\p{Nd}{1,3}(?:\.\p{Nd}{1,3}){3})",
         _email,
         "contains an email address",
         anchor=b"@",
@@ -479,6 +532,8 @@ DETECTORS: tuple[Detector, ...] = (
         rf"|\({_ND}{{1,4}}\)[ .\-]?{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{1,3}}"
         rf"|{_ND}{{2,5}}(?:[ .\-]{_ND}{{2,5}}){{2,4}}"
         rf"|1[ .\-]\(?{_ND}{{3}}\)?[ .\-]?{_ND}{{3}}[ .\-]{_ND}{{4}}"
+        # Two groups after a trunk prefix 0 ("030 68677062", "06-81832411"): a national number.
+        rf"|0{_ND}{{1,4}}[ .\-/]{_ND}{{5,8}}"
         rf"|00{_ND}{{9,13}}",
         _phone,
         "contains a phone number",

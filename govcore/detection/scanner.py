@@ -58,6 +58,8 @@ _TERM_OPTIONS.log_errors = False
 _TERM_OPTIONS.max_mem = 256 << 20
 # Candidates held back by a match are looked for again this far either side of it: more than
 # a card number, an IBAN, a phone number or an address spans.
+# Built-in detectors whose validated matches explain the digits and letters inside them.
+_CONTAINERS = frozenset({"iban", "credit_card", "email", "secret"})
 _FREED_REACH = 400
 _FREED_ROUNDS = 4
 
@@ -243,6 +245,8 @@ class Scanner:
                 skeleton_data = skeleton.text.encode("utf-8")
                 skeleton_chars = _CharOffsets(skeleton.text, skeleton_data)
                 self._terms.scan(skeleton.text, skeleton_data, skeleton_chars, found_terms)
+        if len(found) > 1:
+            self._drop_contained(found)
         hits: list[Hit] = []
         for view, matches in ((normalized, found), (skeleton, found_terms)):
             if view is not None:
@@ -274,6 +278,38 @@ class Scanner:
                         round(rule.confidence * factor, 10),
                     )
                 )
+
+    def _drop_contained(self, found: dict[int, list[tuple[int, int, float]]]) -> None:
+        """Drop a built-in detector's match that lies inside a validated match of another kind:
+        the digits of an IBAN are not also a phone number, a card number or an SSN, and the
+        digits of a card number not a phone number."""
+        containers: list[tuple[int, int, str]] = []
+        for rule_index, spans in found.items():
+            rule = self.rules[rule_index]
+            if rule.kind == "pii" and rule.label in _CONTAINERS:
+                containers += [(b, e, rule.label) for b, e, factor in spans if factor == 1.0]
+        if not containers:
+            return
+        containers.sort()
+        starts = [c[0] for c in containers]
+        longest = max(e - b for b, e, _ in containers)
+        for rule_index, spans in found.items():
+            rule = self.rules[rule_index]
+            if rule.kind != "pii":
+                continue
+            kept = []
+            for span in spans:
+                low = bisect_left(starts, span[0] - longest)
+                high = bisect_left(starts, span[0] + 1)
+                if not any(
+                    b <= span[0]
+                    and span[1] <= e
+                    and (b, e) != (span[0], span[1])
+                    and kind != rule.label
+                    for b, e, kind in containers[low:high]
+                ):
+                    kept.append(span)
+            spans[:] = kept
 
     def _scan_patterns(
         self,

@@ -720,14 +720,42 @@ def test_unicode_dashes_read_as_hyphens(dash: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "email"),
+    ("text", "emails"),
     [
-        ("https://john@example.com/", "john@example.com"),
-        ("ftp://a/b@example.com", "a/b@example.com"),
+        ("https://john@example.com/", []),
+        ("postgres://app:S3cr3t-pw@db.example.com:5432/x", []),
+        ("https://ghp_R7tK2mQ9xV4bL8nW1cZ5pJ3hF6dS0gY2aE7u@github.com/o/r.git", []),
+        ("ftp://files.example/b@example.com", ["b@example.com"]),
+        ("mailto:jane@example.com", ["jane@example.com"]),
+        ("https://x.example/contact?email=jane@example.com&x=1", ["jane@example.com"]),
     ],
 )
-def test_email_in_a_url_leaves_the_slashes_to_the_url(text: str, email: str) -> None:
-    assert found(EMAIL, text) == [email]
+def test_a_urls_login_is_not_an_email_address(text: str, emails: list[str]) -> None:
+    """``scheme://user@host`` and ``scheme://user:password@host`` are a URL's login (a password
+    there is a secret); an address in a path, a query or after ``mailto:`` is an address."""
+    assert found(EMAIL, text) == emails
+
+
+@pytest.mark.parametrize(
+    ("text", "emails"),
+    [
+        ("see logo@2x.png and icon@3x.jpg", []),
+        ("write to team@studio.photography", ["team@studio.photography"]),
+        ("write to a@xn--d1acufc.xn--p1ai", ["a@xn--d1acufc.xn--p1ai"]),
+        (
+            "docs use jane@corp.example and ops@db.internal",
+            ["jane@corp.example", "ops@db.internal"],
+        ),
+        ("email@domain.web is no address", []),
+        ("user=hiro+billing@studio.example.fr", ["hiro+billing@studio.example.fr"]),
+        ("root@192.0.2.7 and x@111.222.333.44444", ["root@192.0.2.7"]),
+    ],
+)
+def test_email_domains_that_exist(text: str, emails: list[str]) -> None:
+    """An ASCII top-level domain must exist (or be a special-use name such as ``example``,
+    ``test``, ``local`` or ``internal``); a bare IPv4 domain must be an address; a ``key=``
+    before the address is the setting's, not the address's."""
+    assert found(EMAIL, text) == emails
 
 
 @pytest.mark.parametrize(
