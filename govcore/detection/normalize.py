@@ -27,8 +27,10 @@ from importlib import resources
 
 __all__ = [
     "NormalizedText",
+    "ascii_look_alike",
     "extends_previous",
     "is_invisible",
+    "look_alikes",
     "normalize",
     "skeleton_of",
     "skeleton_view",
@@ -310,3 +312,28 @@ def skeleton_view(text: str) -> NormalizedText:
     the original text that a match ``[start, end)`` of the skeleton covers.
     """
     return skeleton_of(normalize(text))
+
+
+@lru_cache(maxsize=64)
+def look_alikes(letter: str) -> str:
+    """The characters outside ASCII whose skeleton is the ASCII ``letter`` (lower case):
+    Cyrillic ``а`` and Greek ``α`` for ``a``. Patterns use them to match key words written with
+    look-alike letters in place, where a skeleton view would change the value's case."""
+    return "".join(
+        sorted(source for source, prototype in _prototypes().items() if prototype == letter)
+    )
+
+
+def ascii_look_alike(word: str) -> str:
+    """``word`` with each character outside ASCII read as its confusable prototype, keeping
+    its case (``раssWord`` with Cyrillic letters reads ``passWord``)."""
+    if word.isascii():
+        return word
+    pieces = []
+    for char in word:
+        if char.isascii():
+            pieces.append(char)
+            continue
+        prototype = _skeleton_char(char)
+        pieces.append(prototype.upper() if char.isupper() else prototype)
+    return "".join(pieces)

@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from govcore.detection.normalize import ascii_look_alike, look_alikes
+
 __all__ = [
     "FAMILIES",
     "GROUPS",
@@ -197,7 +199,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "an armoured private key from its BEGIN line to its END line: PEM (RSA, EC, DSA, "
         "PKCS #8, ENCRYPTED), OpenSSH, PGP (`PRIVATE KEY BLOCK`)",
         PRIVATE_KEY_BEGIN + r"[^\x00]*?" + PRIVATE_KEY_END,
-        "none: the armour is the format",
+        "a line of key material (16+ base64 characters) between the lines: `...` is no key",
         1.0,
         _PEM_EXAMPLE,
         "keys",
@@ -669,6 +671,8 @@ KNOWN_EXAMPLES: frozenset[str] = frozenset(
         "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
         # Stripe's documentation test key
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        # Telegram's documentation token
+        "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
         # jwt.io's sample token
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
         "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
@@ -676,7 +680,9 @@ KNOWN_EXAMPLES: frozenset[str] = frozenset(
 )
 """Published example values, not reported while ``settings.secret_known_examples`` is on."""
 
-_EXAMPLE_MARKERS = re.compile(r"example|sample|dummy|placeholder|redacted|notreal", re.I)
+_EXAMPLE_MARKERS = re.compile(
+    r"example|sample|dummy|placeholder|redacted|notreal|(?<![a-z])your[-_ ]?(?![a-z])", re.I
+)
 """A value holding one of these words is an example, not a secret (with known examples on)."""
 _FILLER_RUN = re.compile(r"x{8}|X{8}|\*{8}|0{8}|#{8}|\.{8}")
 """A token holding a run of eight of one of these characters is a placeholder (``ghp_xxxx...``,
@@ -791,7 +797,7 @@ _NOT_THE_SECRET = frozenset(
     "url uri urls endpoint file path dir name type count length len size limit ref env var "
     "policy expiry expires expiration ttl timeout header prompt hint field label required "
     "enabled min max format id ids reset link mode manager version rotation store age "
-    "question questions strength confirm confirmation".split()
+    "question questions strength confirm confirmation user username login".split()
 )
 # Continuations of a secret word that make another word: tokenizer, secretary, passwordless.
 _OTHER_WORD = re.compile(r"(?:token|secret|password)(?:i[sz]|ar[iy]|less)", re.I)
@@ -809,7 +815,32 @@ def _secret_key(key: str) -> bool:
 
 # --- group patterns -------------------------------------------------------------------------
 
-_KEYWORD = (
+
+def _look_alike_letters(pattern: str) -> str:
+    """``pattern`` with each ASCII letter outside a character class also matching the letters
+    of other scripts that look like it (UTS 39 confusables): a key written ``раssword`` with
+    Cyrillic ``р`` and ``а`` is still a password's key."""
+    pieces: list[str] = []
+    in_class = escaped = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char.isascii() and char.isalpha() and not in_class:
+            others = look_alikes(char.lower())
+            if others:
+                pieces.append(f"[{char}{others}]")
+                continue
+        pieces.append(char)
+    return "".join(pieces)
+
+
+_KEYWORD = _look_alike_letters(
     r"(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-. ]?key|access[_\-. ]?key"
     r"|account[_\-. ]?key|credential)"
 )
@@ -819,15 +850,20 @@ _KEY_TAIL = r"[A-Za-z0-9_.\-]*"
 # At most 7 spaces or tabs around a separator: a blanked-out match (the scanner looks again
 # around a match with the match blanked, govcore/detection/scanner.py) is at least 8 long, and
 # the value after it must not be taken for this key's.
-_SEPARATOR = r"[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}"
+# "is" and "was": prose ("the wifi password is ..."), which a model's answer is written in.
+_SEPARATOR = r"(?:[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}|[ \t]{1,7}(?:is|was)[ \t]{1,7})"
 _VALUE = (
     r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
     r"|(?P<bare>[^\s\"'`,;<>\\]+))"
 )
 _ASSIGNMENT = (
-    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]{{1,7}})(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*)"
-    rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`]?{_SEPARATOR}{_VALUE}"
-    r"|://(?P<user>[^\s/?#@:]+):(?P<pw>[^\s/?#@]+)@"
+    rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]{{1,7}})"
+    r"(?:\"(?P<cdq>[^\"\r\n]*)\"|'(?P<csq>[^'\r\n]*)'|(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*))"
+    # A call or a pair of quoted strings: setdefault("API_SECRET", "..."), ("password", '...').
+    rf"|(?P<pkey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]{{0,7}},[ \t]{{0,7}}"
+    r"(?:\"(?P<pdq>[^\"\r\n]*)\"|'(?P<psq>[^'\r\n]*)')"
+    rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`)\]]?{_SEPARATOR}{_VALUE}"
+    r"|://(?P<user>[^\s/?#@:]*):(?P<pw>[^\s/?#@]+)@"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
@@ -864,6 +900,19 @@ _GLUE_REACH = 300  # a glued token is looked for this far back: longer than most
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+# Scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer): their prose runs
+# straight into a token ("このトークンghp_...は"), which is not glued to a word for that.
+_SPACELESS = re.compile(
+    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+)
+
+
+def _glues(char: str) -> bool:
+    """Whether ``char`` next to a token makes it part of a longer word."""
+    return (char.isalnum() or char == "_") and _SPACELESS.match(char) is None
 
 
 def _token_at(text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
@@ -907,9 +956,14 @@ def _judge_token(
         if _COMPILED[fmt.name].fullmatch(text, start, cut) and _token_starts_at(text, cut):
             stop = cut
             break
-    if start > 0 and _is_word(text[start - 1]) and not _token_ends_at(text, start):
-        return None  # "xAKIA...": inside a longer word
-    glued_after = stop < len(text) and text[stop].isalnum() and text[stop - 1].isalnum()
+    if (
+        start > 0
+        and _glues(text[start - 1])
+        and not _token_ends_at(text, start)
+        and not (fmt.name == "telegram-bot-token" and text.endswith("/bot", 0, start))
+    ):
+        return None  # "xAKIA...": inside a longer word (Telegram's API writes ".../bot<token>")
+    glued_after = stop < len(text) and _glues(text[stop]) and text[stop - 1].isalnum()
     if glued_after and not _token_starts_at(text, stop):
         return None  # a fixed-length format inside a longer word is not that format
     value = text[start:stop]
@@ -920,11 +974,19 @@ def _judge_token(
     return start, stop, fmt.confidence, fmt.name
 
 
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{16,}")
+
+
 def _judge_key(
     text: str, start: int, end: int, options: SecretOptions
 ) -> tuple[int, int, float, str] | None:
     for fmt in _FORMATS_BY_GROUP["keys"]:
         if _COMPILED[fmt.name].fullmatch(text, start, end):
+            if fmt.name == "private-key-block":
+                # The armour around "..." or "<your key here>" in a how-to is no key.
+                body = re.sub(r"-----[^-]*-----", " ", text[start:end])
+                if _KEY_MATERIAL.search(body) is None:
+                    return None
             return start, end, fmt.confidence, fmt.name
     return None
 
@@ -946,7 +1008,11 @@ def _judge_assignment(
     if match.group("cli") is not None:
         key_end = match.end("cli")
         key = match.group("cli").strip().lstrip("-")
-        group = "cv"
+        group = next(g for g in ("cdq", "csq", "cv") if match.group(g) is not None)
+    elif match.group("pkey") is not None:
+        key_end = match.end("pkey")
+        key = match.group("pkey")
+        group = next(g for g in ("pdq", "psq") if match.group(g) is not None)
     else:
         key_end = match.end("key")
         group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
@@ -957,7 +1023,7 @@ def _judge_assignment(
         key_start -= 1
         if key_end - key_start > 80:
             return None
-    key = text[key_start:key_end].strip().strip("\"'`\\").lstrip("-").lstrip(".")
+    key = ascii_look_alike(text[key_start:key_end].strip().strip("\"'`\\").lstrip("-").lstrip("."))
     value_start, value_end = match.span(group)
     if group in ("bare", "cv"):
         query = _NEXT_PARAMETER.search(text, value_start, min(len(text), value_end + 80))
@@ -966,6 +1032,8 @@ def _judge_assignment(
         while value_end > value_start and text[value_end - 1] in ".,:)]}":
             value_end -= 1  # the end of a sentence or of a call, not of the value
     value = text[value_start:value_end]
+    if _PREFIX.fullmatch(value):
+        return None  # "github_pat_" + suffix(): a token's prefix, not a token
     # A vendor token or a known key name and value shape outranks the generic rule.
     token = _token_at(text, value_start, value_end)
     if token is not None and token[1] == value_end:
