@@ -198,16 +198,37 @@ def card_issuer_valid(digits: list[int]) -> bool:
 _NON_DIGITS = re.compile(r"\D+")
 
 
-def _card_grouping(candidate: str) -> bool:
-    """Whether a card number is written as cards are: one kind of separator throughout, and,
-    when separated, a first group of four digits (4-4-4-4, 4-6-5, 4-6-4; eight or twelve when
-    a separator was left out or hidden). So "390 4000 0000 0000 0002" is a number and then a
-    card, not a card and then a number. A group of four before a card written in fours is
-    ambiguous ("6777 4000 0000 0000 0002"): the first valid reading wins."""
+def _card_grouping(candidate: str, *, consistent: bool) -> bool:
+    """Whether a card number is written as cards are: when separated, a first group of four
+    digits (4-4-4-4, 4-6-5, 4-6-4; eight or twelve when a separator was left out or hidden),
+    and, if ``consistent``, one kind of separator throughout. So "390 4000 0000 0000 0002" is a
+    number and then a card, not a card and then a number."""
     first = _NON_DIGITS.search(candidate)
     if first is None:
         return True
-    return first.start() % 4 == 0 and len(set(_NON_DIGITS.findall(candidate))) == 1
+    if first.start() % 4:
+        return False
+    return not consistent or len(set(_NON_DIGITS.findall(candidate))) == 1
+
+
+def _card_at(text: str, start: int, end: int, *, consistent: bool) -> int | None:
+    """The end of the card number that starts at ``start`` within ``[start, end)``, if any."""
+    for cut in _cut_points(text, start, end):
+        digits = _digits_of(text[start:cut])
+        if (
+            13 <= len(digits) <= 19
+            and _card_grouping(text[start:cut], consistent=consistent)
+            and len(set(digits)) > 1
+            and card_issuer_valid(digits)
+            and luhn_valid(digits)
+        ):
+            if cut < len(text) and _glues(text[cut]):
+                continue
+            return cut
+    return None
+
+
+_NEW_NUMBER = re.compile(r"(?<!\d[\-./])(?<![^\W_])\d")
 
 
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
@@ -215,19 +236,18 @@ def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None
     if start > 1 and text[start - 1] in "-./" and _is_digit(text[start - 2]):
         return None  # "00-4111 ...": the digits continue a number, they do not begin one
-    for cut in _cut_points(text, start, end):
-        digits = _digits_of(text[start:cut])
-        if (
-            13 <= len(digits) <= 19
-            and _card_grouping(text[start:cut])
-            and len(set(digits)) > 1
-            and card_issuer_valid(digits)
-            and luhn_valid(digits)
-        ):
-            if cut < len(text) and _glues(text[cut]):
-                continue
-            return start, cut, 1.0
-    return None
+    cut = _card_at(text, start, end, consistent=True)
+    if cut is not None:
+        return start, cut, 1.0
+    # Mixed separators ("4111 1111-1111 1111") still make a card, unless a number written
+    # with one kind starts inside: "2300 4111-1111-1111-1111" is a number and then a card.
+    cut = _card_at(text, start, end, consistent=False)
+    if cut is None:
+        return None
+    for later in _NEW_NUMBER.finditer(text, start + 1, cut):
+        if _card_at(text, later.start(), end, consistent=True) is not None:
+            return None
+    return start, cut, 1.0
 
 
 # The length of each country's IBAN (the SWIFT IBAN registry, plus the countries that publish

@@ -261,3 +261,26 @@ def test_weaker_phone_shapes_need_a_word_before_them(text: str, expected: list[s
 def test_country_codes_in_every_usual_writing(number: str) -> None:
     """A country code as "(+44)", "0044" or a leading "1-" is part of the number."""
     assert found(PHONE, f"reach us at {number} today") == [number]
+
+
+def _mastercard_prefix_making_a_card_of(body: str) -> str:
+    """A 2-series Mastercard prefix P such that P + ``body`` is Luhn-valid (16 digits)."""
+    return next(
+        prefix
+        for prefix in map(str, range(2221, 2721))
+        if with_luhn(prefix + body[:-1])[-1] == body[-1]
+    )
+
+
+def test_a_number_before_a_card_is_not_taken_for_its_start_whatever_the_separators() -> None:
+    """ "2300 4111-1111-1111-1111": even when "2300 4111-1111-1111" happens to pass Luhn with a
+    real issuer prefix, the card written with one kind of separator after it wins."""
+    prefix = _mastercard_prefix_making_a_card_of("411111111111")
+    assert found(CARD, f"in {prefix} 4111-1111-1111-1111 now") == ["4111-1111-1111-1111"]
+
+
+@pytest.mark.parametrize(
+    "card", ["4111 1111-1111 1111", "4111.1111 1111-1111", "5500-0000 0000.0004"]
+)
+def test_a_card_with_mixed_separators_is_found(card: str) -> None:
+    assert found(CARD, f"card {card} end") == [card]
