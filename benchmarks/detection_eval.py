@@ -1,8 +1,11 @@
 """Labelled evaluation of the built-in `pii` detectors, govcore beside Microsoft Presidio.
 
-    python benchmarks/detection_eval.py [--json] [--misses] [--entity E]
+    python benchmarks/detection_eval.py [--corpus DIR] [--json] [--misses] [--entity E]
 
-Loads the corpus in benchmarks/data/detection/ (see its README.md for the span conventions),
+Loads a labelled corpus directory: by default the development corpus benchmarks/data/detection/
+(see its README.md for the format and the span conventions); `--corpus
+benchmarks/data/detection-holdout` evaluates the held-out corpus, which is never used to tune a
+detector. It
 runs govcore through its public API (one tenant, one policy per entity holding a single
 `detect: [{pii: <entity>}]` rule, a final streaming check of each case text from offset 0, which
 reports every match with its offset) and, in the same run on the same texts, Presidio's pattern
@@ -345,11 +348,14 @@ def cell(tally: Tally | None) -> str:
     )
 
 
-def print_table(cases: list[Case], outcomes: dict[str, Outcome]) -> None:
+def print_table(cases: list[Case], outcomes: dict[str, Outcome], corpus: Path) -> None:
     names = list(outcomes)
     spans = sum(len(c.expected) for c in cases)
     near = sum(1 for c in cases if not c.expected)
-    print(f"Detection corpus: {len(cases)} cases, {spans} expected spans, {near} near-miss cases")
+    print(
+        f"Detection corpus {display_path(corpus)}: {len(cases)} cases, {spans} expected spans, "
+        f"{near} near-miss cases"
+    )
     print("R = recall %, P = precision %, X = exact spans % of those found; found/expected, fp\n")
     header = f"{'':34}" + "".join(f" | {name:^34}" for name in names)
     sub = f"{'':34}" + "".join(
@@ -384,9 +390,18 @@ def print_misses(outcomes: dict[str, Outcome]) -> None:
             print(f"  {case_id:22} {span.entity:11} expected {span.text[:60]!r} got {shown}")
 
 
-def as_json(cases: list[Case], outcomes: dict[str, Outcome], notes: list[str]) -> dict[str, Any]:
+def display_path(directory: Path) -> str:
+    """The corpus directory relative to the repository when it lies inside it."""
+    resolved = directory.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(directory)
+
+
+def as_json(
+    cases: list[Case], outcomes: dict[str, Outcome], notes: list[str], corpus: Path
+) -> dict[str, Any]:
     return {
         "corpus": {
+            "directory": display_path(corpus),
             "cases": len(cases),
             "expected_spans": sum(len(c.expected) for c in cases),
             "near_miss_cases": sum(1 for c in cases if not c.expected),
@@ -415,10 +430,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list misses and false positives")
     parser.add_argument("--entity", choices=ENTITIES, help="evaluate one entity only")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=DATA,
+        metavar="DIR",
+        help="directory of labelled *.yaml cases (default: the development corpus %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if not args.corpus.is_dir() or not any(args.corpus.glob("*.yaml")):
+        parser.error(f"--corpus {args.corpus}: not a directory holding *.yaml cases")
 
     entities = {args.entity} if args.entity else set(ENTITIES)
-    cases = load_corpus()
+    cases = load_corpus(args.corpus)
     notes: list[str] = []
     outcomes = {"govcore": score(cases, govcore_detector(sorted(entities)), entities)}
     presidio_entities = entities & set(PII_ENTITIES)
@@ -432,9 +456,11 @@ def main(argv: list[str] | None = None) -> int:
             notes.append("Presidio has no secret detector; its secret rows are not covered")
 
     if args.json:
-        print(json.dumps(as_json(cases, outcomes, notes), indent=2, ensure_ascii=False))
+        print(
+            json.dumps(as_json(cases, outcomes, notes, args.corpus), indent=2, ensure_ascii=False)
+        )
         return 0
-    print_table(cases, outcomes)
+    print_table(cases, outcomes, args.corpus)
     for note in notes:
         print(f"note: {note}")
     if args.misses:
