@@ -59,7 +59,7 @@ _TERM_OPTIONS.max_mem = 256 << 20
 # Candidates held back by a match are looked for again this far either side of it: more than
 # a card number, an IBAN, a phone number or an address spans.
 # Built-in detectors whose validated matches explain the digits and letters inside them.
-_CONTAINERS = frozenset({"iban", "credit_card", "email", "secret"})
+_CONTAINERS = frozenset({"iban", "credit_card", "email", "secret", "ip_address"})
 _FREED_REACH = 400
 _FREED_ROUNDS = 4
 

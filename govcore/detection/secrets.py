@@ -802,7 +802,14 @@ _NOT_THE_SECRET = frozenset(
 # Continuations of a secret word that make another word: tokenizer, secretary, passwordless.
 _OTHER_WORD = re.compile(r"(?:token|secret|password)(?:i[sz]|ar[iy]|less)", re.I)
 _CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_PASSWORD_KEY = re.compile(r"pass|pwd", re.I)
+# "Password" in the languages people write configuration and chat in: a password under any of
+# these names is a password.
+_TRANSLATED_KEY_WORDS = (
+    "passwort|kennwort|mot[_\\-. ]?de[_\\-. ]?passe|contrase[nñ]a|senha|wachtwoord|has[lł]o"
+    "|l[oö]senord|salasana|adgangskode|passord|[sş]ifre|пароль|パスワード|密码|密碼|비밀번호"
+    "|סיסמה|كلمة[_ ]المرور"
+)
+_PASSWORD_KEY = re.compile(f"pass|pwd|identified|{_TRANSLATED_KEY_WORDS}", re.I)
 
 
 def _secret_key(key: str) -> bool:
@@ -840,9 +847,15 @@ def _look_alike_letters(pattern: str) -> str:
     return "".join(pieces)
 
 
-_KEYWORD = _look_alike_letters(
-    r"(?:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-. ]?key|access[_\-. ]?key"
-    r"|account[_\-. ]?key|credential)"
+_KEYWORD = (
+    "(?:"
+    + _look_alike_letters(
+        r"pass(?:word|wd|phrase)|pwd|secret|token|api[_\-. ]?key|access[_\-. ]?key"
+        r"|account[_\-. ]?key|credential"
+    )
+    + "|"
+    + _TRANSLATED_KEY_WORDS
+    + ")"
 )
 # Unbounded repeats, not counted ones: counted repeats multiply the states of the scanner's
 # RE2 set, which every text goes through.
@@ -856,14 +869,31 @@ _VALUE = (
     r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
     r"|(?P<bare>[^\s\"'`,;<>\\]+))"
 )
+_QUOTED = r"(?:\"(?P<{0}dq>[^\"\r\n]*)\"|'(?P<{0}sq>[^'\r\n]*)')"
 _ASSIGNMENT = (
     rf"(?P<cli>--[A-Za-z0-9_\-]*{_KEYWORD}{_KEY_TAIL}[ \t]{{1,7}})"
     r"(?:\"(?P<cdq>[^\"\r\n]*)\"|'(?P<csq>[^'\r\n]*)'|(?P<cv>[^\s\"'`,;<>\\-][^\s\"'`,;<>\\]*))"
+    # In the next field of a JSON object ({"name": "DB_PASSWORD", "value": "..."}).
+    rf"|(?P<jkey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:[ \t]*"
+    + _QUOTED.format("j")
     # A call or a pair of quoted strings: setdefault("API_SECRET", "..."), ("password", '...').
-    rf"|(?P<pkey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]{{0,7}},[ \t]{{0,7}}"
+    + rf"|(?P<pkey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]{{0,7}},[ \t]{{0,7}}"
     r"(?:\"(?P<pdq>[^\"\r\n]*)\"|'(?P<psq>[^'\r\n]*)')"
     rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`)\]]?{_SEPARATOR}{_VALUE}"
-    r"|://(?P<user>[^\s/?#@:]*):(?P<pw>[^\s/?#@]+)@"
+    # A name and its value on the next line (a Kubernetes env entry: "- name: DB_PASSWORD",
+    # then "value: ...").
+    rf"|(?P<nkey>{_KEYWORD}{_KEY_TAIL})[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
+    r"(?:\"(?P<ndq>[^\"\r\n]*)\"|'(?P<nsq>[^'\r\n]*)'|(?P<nbare>[^\s\"'`,;<>\\]+))"
+    # An XML element (<password>...</password>) or an .NET appSettings entry
+    # (<add key="ApiSecret" value="..."/>).
+     + rf"|(?P<tkey>{_KEYWORD}{_KEY_TAIL})>(?P<tv>[^<\r\n]+)<"
+    rf"|(?P<akey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]+value[ \t]*=[ \t]*"
+    + _QUOTED.format("a")
+    # SQL: CREATE USER ... WITH PASSWORD '...', ... IDENTIFIED BY '...'; and a key word
+    # followed by a quoted value alone (PASSWORD '...').
+    + rf"|(?P<qkey>{_KEYWORD}{_KEY_TAIL}|identified[ \t]+by)[ \t]{{1,7}}"
+    + _QUOTED.format("q")
+    + r"|://(?P<user>[^\s/?#@:]*):(?P<pw>[^\s/?#@]+)@"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
@@ -991,6 +1021,19 @@ def _judge_key(
     return None
 
 
+# Each form of assignment: its key's group and its value's groups.
+_KEY_GROUPS = (
+    ("pkey", ("pdq", "psq")),
+    ("key", ("dq", "sq", "bq", "bare")),
+    ("nkey", ("ndq", "nsq", "nbare")),
+    ("jkey", ("jdq", "jsq")),
+    ("tkey", ("tv",)),
+    ("akey", ("adq", "asq")),
+    ("qkey", ("qdq", "qsq")),
+)
+_UNQUOTED = frozenset({"bare", "cv", "nbare", "tv"})
+
+
 def _judge_assignment(
     text: str, start: int, end: int, options: SecretOptions
 ) -> tuple[int, int, float, str] | None:
@@ -1009,14 +1052,13 @@ def _judge_assignment(
         key_end = match.end("cli")
         key = match.group("cli").strip().lstrip("-")
         group = next(g for g in ("cdq", "csq", "cv") if match.group(g) is not None)
-    elif match.group("pkey") is not None:
-        key_end = match.end("pkey")
-        key = match.group("pkey")
-        group = next(g for g in ("pdq", "psq") if match.group(g) is not None)
     else:
-        key_end = match.end("key")
-        group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
-        key = match.group("key")
+        key_group, values = next(
+            (name, groups) for name, groups in _KEY_GROUPS if match.group(name) is not None
+        )
+        key_end = match.end(key_group)
+        key = match.group(key_group)
+        group = next(g for g in values if match.group(g) is not None)
     # The key's name may begin before the matched keyword: "DB_PASSWORD", "self.api_key".
     key_start = key_end - len(key)
     while key_start > 0 and (_is_word(text[key_start - 1]) or text[key_start - 1] in ".-"):
@@ -1025,7 +1067,7 @@ def _judge_assignment(
             return None
     key = ascii_look_alike(text[key_start:key_end].strip().strip("\"'`\\").lstrip("-").lstrip("."))
     value_start, value_end = match.span(group)
-    if group in ("bare", "cv"):
+    if group in _UNQUOTED:
         query = _NEXT_PARAMETER.search(text, value_start, min(len(text), value_end + 80))
         if query is not None and query.start() < value_end:
             value_end = query.start()  # "?api_key=...&page=2": the next query parameter
@@ -1047,7 +1089,7 @@ def _judge_assignment(
     if not _secret_key(key):
         return None
     if not looks_like_secret(
-        value, password=bool(_PASSWORD_KEY.search(key)), quoted=group not in ("bare", "cv")
+        value, password=bool(_PASSWORD_KEY.search(key)), quoted=group not in _UNQUOTED
     ):
         return None
     return _named(text, value_start, value_end, _BY_NAME["generic-assignment"], options)

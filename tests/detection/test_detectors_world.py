@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.detection.test_detectors import CARD, EMAIL, IBAN, IP, PHONE, SSN, found
+from tests.detection.test_detectors import CARD, EMAIL, IBAN, IP, PHONE, SSN, found, scanner
 
 
 def luhn_digit(body: str) -> str:
@@ -284,3 +284,18 @@ def test_a_number_before_a_card_is_not_taken_for_its_start_whatever_the_separato
 )
 def test_a_card_with_mixed_separators_is_found(card: str) -> None:
     assert found(CARD, f"card {card} end") == [card]
+
+
+@pytest.mark.parametrize(
+    "iban_bban",
+    ["370400440532013000", "500105175407324931"],
+)
+def test_the_digits_of_an_iban_are_not_also_a_phone_number_or_a_card(iban_bban: str) -> None:
+    """A shape-only match (a phone number) or another kind's match inside a validated IBAN is
+    the IBAN's digits, and is not reported; alone, the same digits are."""
+    value = grouped(iban("DE", iban_bban))
+    text = f"IBAN {value} ok"
+    kinds = {h.rule.label for h in scanner(IBAN, PHONE, CARD, SSN).scan(text)}
+    assert kinds == {"iban"}
+    digits_only = value[5:]
+    assert found(PHONE, f"call {digits_only} now")  # the same groups without the IBAN

@@ -78,10 +78,56 @@ def test_key_words_written_with_look_alike_letters(key: str) -> None:
         "Paste the key between the lines:\n-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
         "DEPLOY_TOKEN_USER=gitlab+deploy-token-12",
         "TELEGRAM_BOT_TOKEN=123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
-        "\u043f\u0430\u0440\u043e\u043b\u044c = 'Xk9#mQ2vLp7!'",  # Russian word, not a look-alike
+        "the password 'short' is too short",
+        "<password></password>",
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db}",
+        '{"name": "DB_PASSWORD", "value": ""}',
     ],
 )
 def test_near_misses_stay_quiet(text: str) -> None:
     """Prose about a password, a token's prefix alone, a how-to's placeholders, a token's user
     name and a vendor's documentation example are not secrets."""
     assert found(SECRET, text) == []
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "Passwort",
+        "Kennwort",
+        "mot de passe",
+        "contraseña",
+        "senha",
+        "wachtwoord",
+        "hasło",
+        "пароль",
+        "パスワード",
+        "密码",
+        "비밀번호",
+    ],
+)
+def test_password_named_in_other_languages(key: str) -> None:
+    assert found(SECRET, f"{key}: {PASSWORD}") == [PASSWORD]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"CREATE USER app WITH PASSWORD '{PASSWORD}';",
+        f"ALTER USER 'app'@'%' IDENTIFIED BY '{PASSWORD}';",
+        f"<config><password>{PASSWORD}</password></config>",
+        f'<add key="ApiSecret" value="{PASSWORD}" />',
+        f'env:\n  - name: DB_PASSWORD\n    value: "{PASSWORD}"',
+        f'{{"name": "DB_PASSWORD", "value": "{PASSWORD}"}}',
+    ],
+    ids=[
+        "sql-with-password",
+        "sql-identified-by",
+        "xml",
+        "appsettings",
+        "k8s-env",
+        "json-name-value",
+    ],
+)
+def test_sql_xml_and_name_value_forms(text: str) -> None:
+    assert found(SECRET, text) == [PASSWORD]
