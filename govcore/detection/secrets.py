@@ -945,9 +945,19 @@ def _glues(char: str) -> bool:
     return (char.isalnum() or char == "_") and _SPACELESS.match(char) is None
 
 
+# The token formats worth trying where a text begins with two given characters: those with a
+# prefix that begins so, and those without a prefix, in table order.
+_TOKENS_BY_LEAD: dict[str, tuple[SecretFormat, ...]] = {}
+for _format in _TOKENS:
+    for _lead in {p[:2] for p in _format.prefixes}:
+        _TOKENS_BY_LEAD[_lead] = (*_TOKENS_BY_LEAD.get(_lead, ()), _format)
+for _lead, _formats in _TOKENS_BY_LEAD.items():
+    _TOKENS_BY_LEAD[_lead] = tuple(f for f in _TOKENS if f in _formats or not f.prefixes)
+
+
 def _token_at(text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
     """The first token format (in table order) matching at ``start``, and where it ends."""
-    for fmt in _TOKENS:
+    for fmt in _TOKENS_BY_LEAD.get(text[start : start + 2], _UNPREFIXED):
         if fmt.prefixes and not any(text.startswith(p, start) for p in fmt.prefixes):
             continue
         match = _COMPILED[fmt.name].match(text, start, end)
