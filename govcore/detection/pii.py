@@ -500,11 +500,14 @@ def _email(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 
 
 def _after_url_user(text: str, start: int) -> bool:
-    """Whether ``start`` follows "scheme://user:" (a URL's password comes next)."""
+    """Whether ``start`` follows "scheme://user:" (a URL's password comes next): "://" at most
+    128 characters back, and nothing between that leaves a URL's user part. The bound keeps
+    the answer the same wherever a streaming window starts (it sees 200 characters back)."""
     if start == 0 or text[start - 1] != ":":
         return False
-    words = text[max(0, start - 2048) : start].split()
-    return bool(words) and "://" in words[-1]
+    before = text[max(0, start - 128) : start - 1]
+    scheme = before.rfind("://")
+    return scheme >= 0 and not any(char in "/?#@ \t\r\n" for char in before[scheme + 3 :])
 
 
 _ND = r"\p{Nd}"

@@ -259,6 +259,14 @@ def test_stream_split_between_a_letter_and_its_mark_equals_one_check(
 @given(text=glued_texts(), sizes=DELTAS)
 @example(text="x a@b.com4111 1111 1111 1111 y", sizes=[7])
 @example(text="DE89 3704 0044 0532 0130 00. 4111 1111 1111 1111", sizes=[200])
+@example(  # a URL's "user:" far back: the window of a stream call does not see it
+    text="https://example.com/cb?k=AKIAZ4QW7RT2LX5PJN3K&state="
+    + "a" * 400
+    + ":jane.doe+orders@mail.example.co.uk4111 1111 1111 1111",
+    sizes=[1],
+)
+@example(text="ref " + "00-" * 40 + "4111 1111 1111 1111 end", sizes=[1])
+@example(text="see https://" + "u" * 300 + ":jane.doe@mail.example.co.uk ok", sizes=[1])
 def test_glued_items_stream_as_one_check_finds_them(text: str, sizes: list[int]) -> None:
     """Items glued to each other are found alike by the stream and by one check, the one a
     match held back included."""
