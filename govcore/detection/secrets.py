@@ -361,11 +361,12 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "cloud",
         "3 characters, a digit, `Q~` and 31 to 34 letters, digits, `_`, `~`, `.` or `-` (an "
         "Entra ID application's client secret)",
-        r"(?-i:[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",
-        _BOUNDED + " (no prefix, only the `Q~` marker: weaker)",
+        r"(?-i:[A-Za-z0-9_~.]+[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # a run, as for Terraform's
+        _BOUNDED + "; 3 characters before the digit (no prefix, only the `Q~` marker: weaker)",
         0.9,
         "J7S8Q~yfmf0G.DL~nreCX320o~dIdpV~ALGZgvoE",
         "tokens",
+        check=_run_before("Q~", 4),
     ),
     SecretFormat(
         "hashicorp-vault-token",
@@ -1664,6 +1665,9 @@ def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPa
 
 
 _RE2_GROUPS: dict[str, re.Pattern[str]] = {}
+# Where a new value may begin (the scanner's rule, govcore/detection/scanner.py): a letter or
+# digit after neither another one nor a hyphen, dot or slash that joins it to a digit.
+_WORD_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
 
 
 def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[SecretMatch]:
@@ -1686,10 +1690,16 @@ def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[S
             begin, stop = candidate.span()
             position = stop if stop > begin else stop + 1
             judged = _JUDGES[group](text, begin, stop, options)
-            if judged is not None:
-                found.append(SecretMatch(judged[3], judged[0], judged[1], judged[2]))
-                if judged[1] < stop:
-                    position = judged[1]
+            if judged is None:
+                # As the scanner does: a refused candidate ("see.abc8Q~...", whose run before
+                # the marker is too long) may hide one that starts at a later word inside it.
+                inside = _WORD_START.search(text, begin + 1, stop)
+                if inside is not None:
+                    position = inside.start()
+                continue
+            found.append(SecretMatch(judged[3], judged[0], judged[1], judged[2]))
+            if judged[1] < stop:
+                position = judged[1]
     return _leftmost_longest(found)
 
 

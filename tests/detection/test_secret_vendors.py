@@ -77,6 +77,16 @@ def test_a_token_ends_before_the_punctuation_after_it(name: str, after: str) -> 
     assert found(f'("{token}{after} next') == [token]
 
 
+@pytest.mark.parametrize("before", ["see.", "x~", "(", "=", "secret: "])
+def test_an_azure_secret_after_punctuation_is_found(before: str) -> None:
+    """The pattern reads a run before the digit and ``Q~``; a run longer than 3 that is not glued
+    (``see.abc8Q~...``) is looked at again from the word inside it."""
+    token = EXAMPLE["azure-ad-client-secret"]
+    text = f"value {before}{token} ok"
+    assert named(text) == [("azure-ad-client-secret", token)]
+    assert found(text) == [token]
+
+
 # --- near misses ------------------------------------------------------------------------------
 
 AGE = EXAMPLE["age-secret-key"]
@@ -101,6 +111,7 @@ NEAR_MISSES = [
     "abc8Q~short",
     "abcxQ~" + rand(34),  # no digit before Q~
     "zJ7S8Q~" + rand(34),  # four characters before the digit: glued
+    "file_J7S8Q~" + rand(34),
     # HashiCorp Vault
     "hvs.",
     "hvs.short",
