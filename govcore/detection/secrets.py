@@ -63,6 +63,8 @@ FAMILIES = (
     "payment",
     "package registry",
     "AI provider",
+    "observability",
+    "productivity",
     "private key",
     "token",
     "generic",
@@ -127,15 +129,17 @@ class SecretMatch:
 # --- checks of tokens -------------------------------------------------------------------------
 
 
-def _b64decode(part: str) -> bytes | None:
+def _b64decode(part: str, *, url_safe: bool = True) -> bytes | None:
+    """``part`` decoded from base64url (or standard base64), padding optional."""
+    altchars = b"-_" if url_safe else None
     try:
-        return base64.b64decode(part + "=" * (-len(part) % 4), altchars=b"-_", validate=True)
+        return base64.b64decode(part + "=" * (-len(part) % 4), altchars=altchars, validate=True)
     except (binascii.Error, ValueError):
         return None
 
 
-def _json_object(part: str) -> dict[str, object] | None:
-    raw = _b64decode(part)
+def _json_object(part: str, *, url_safe: bool = True) -> dict[str, object] | None:
+    raw = _b64decode(part.rstrip("="), url_safe=url_safe)
     if raw is None:
         return None
     try:
@@ -168,10 +172,67 @@ def _base64_bytes(size: int) -> Callable[[str], bool]:
     return check
 
 
+def _base64_json(start: int, *, url_safe: bool, cut: str = "") -> Callable[[str], bool]:
+    """A check that the token, from ``start`` (and up to the last ``cut``, if given), is a
+    JSON object in base64: Grafana, Sentry and Mapbox tokens carry one."""
+
+    def check(token: str) -> bool:
+        part = token[start:]
+        if cut:
+            part = part.rsplit(cut, 1)[0]
+        return _json_object(part, url_safe=url_safe) is not None
+
+    return check
+
+
+# Words of an identifier, camelCase or snake_case: "ServiceProviderFactory", "read_only_mode".
+_IDENTIFIER = re.compile(r"(?:[A-Z]?[a-z]{2,}_?)+")
+
+
+def _not_words(start: int) -> Callable[[str], bool]:
+    """A check that the token's random part (from ``start``) is not an identifier made of
+    words, which a short prefix followed by one would otherwise be (``hvs.ServiceFactory``):
+    random letters and digits next to never are."""
+
+    def check(token: str) -> bool:
+        return _IDENTIFIER.fullmatch(token, start) is None
+
+    return check
+
+
+def _run_before(marker: str, length: int) -> Callable[[str], bool]:
+    """A check that the token's run before ``marker`` is ``length`` characters long."""
+
+    def check(token: str) -> bool:
+        return token.index(marker) == length
+
+    return check
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BECH32_GENERATOR = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+
+
+def _bech32(token: str) -> bool:
+    """A Bech32 string (BIP 173) whose checksum holds: age secret keys are one, upper-cased."""
+    human, _, data = token.lower().rpartition("1")
+    values = [ord(c) >> 5 for c in human] + [0] + [ord(c) & 31 for c in human]
+    values += [_BECH32.index(c) for c in data]
+    checksum = 1
+    for value in values:
+        top = checksum >> 25
+        checksum = (checksum & 0x1FFFFFF) << 5 ^ value
+        for bit, generator in enumerate(_BECH32_GENERATOR):
+            if top >> bit & 1:
+                checksum ^= generator
+    return checksum == 1
+
+
 # --- the table ------------------------------------------------------------------------------
 
 _BOUNDED = "not glued to letters or digits (unless to another token)"
 _NL = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, real or JSON-escaped
+_GUID = r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 _PEM_EXAMPLE = (
     "-----BEGIN RSA PRIVATE KEY-----\n"
@@ -237,6 +298,18 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         _PUTTY_EXAMPLE,
         "keys",
     ),
+    SecretFormat(
+        "age-secret-key",
+        "private key",
+        "`AGE-SECRET-KEY-1` and 58 upper-case Bech32 characters (an age encryption key)",
+        r"(?-i:AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58})",
+        _BOUNDED + "; the Bech32 checksum holds",
+        1.0,
+        "AGE-SECRET-KEY-1YUFF5TZWQNESZ5MWNSCSAP9H3ND40WS9MNWWVYF04F9YZ9KGNRESC7UQXF",
+        "tokens",
+        ("AGE-SECRET-KEY-1",),
+        check=_bech32,
+    ),
     # --- cloud ----------------------------------------------------------------------------------
     SecretFormat(
         "aws-access-key-id",
@@ -270,6 +343,176 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "dop_v1_" + "3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f0a9c1e3b5d7f2a4c6e8b0d1f3a",
         "tokens",
         ("dop_v1_", "doo_v1_", "dor_v1_"),
+    ),
+    SecretFormat(
+        "alibaba-access-key-id",
+        "cloud",
+        "`LTAI` and 12 to 20 letters or digits",
+        r"(?-i:LTAI[A-Za-z0-9]{12,20})",
+        _BOUNDED + "; not a camelCase or snake_case word after the prefix",
+        1.0,
+        "LTAIHITErAO2mDSbo7Xhe8lv",
+        "tokens",
+        ("LTAI",),
+        check=_not_words(4),
+    ),
+    SecretFormat(
+        "azure-ad-client-secret",
+        "cloud",
+        "3 characters, a digit, `Q~` and 31 to 34 letters, digits, `_`, `~`, `.` or `-` (an "
+        "Entra ID application's client secret)",
+        r"(?-i:[A-Za-z0-9_~.]+[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # a run, as for Terraform's
+        _BOUNDED + "; 3 characters before the digit (no prefix, only the `Q~` marker: weaker)",
+        0.9,
+        "J7S8Q~yfmf0G.DL~nreCX320o~dIdpV~ALGZgvoE",
+        "tokens",
+        check=_run_before("Q~", 4),
+    ),
+    SecretFormat(
+        "hashicorp-vault-token",
+        "cloud",
+        "`hvs.` (service), `hvb.` (batch) or `hvr.` (recovery) and 24 to 255 letters, digits, "
+        "`_` or `-`",
+        r"(?-i:hv[sbr]\.[A-Za-z0-9_\-]{24,255})",
+        _BOUNDED + "; not a camelCase or snake_case word after the prefix",
+        1.0,
+        (
+            "hvs.CAES3_pFDwRqKd4-fMBwmDwe1tHBNG_oLrM_4m76ARO55EF8WX9-WfRRb7yjiSdA9XBGEgBW"
+            "wv8G69DGVy4jBbxj-W_"
+        ),
+        "tokens",
+        ("hvs.", "hvb.", "hvr."),
+        check=_not_words(4),
+    ),
+    SecretFormat(
+        "terraform-cloud-token",
+        "cloud",
+        "14 letters or digits, `.atlasv1.` and 60 to 70 letters, digits, `_` or `-` (Terraform "
+        "Cloud and HCP)",
+        # A run, not {14}: a counted run before the literal costs the scanner's DFA states on
+        # every word of every text; the check counts it (a longer run is glued anyway).
+        r"(?-i:[A-Za-z0-9]+\.atlasv1\.[A-Za-z0-9_\-]{60,70})",
+        _BOUNDED + "; 14 characters before `.atlasv1.`",
+        1.0,
+        (
+            "wkvLwDgXHeueFn.atlasv1.kxbz5hNJwToQl8O6APHwG7LDEZfJH00iUprq7w7uSze0frUHsnBcc"
+            "FAwfOen0ARVLMp"
+        ),
+        "tokens",
+        check=_run_before(".atlasv1.", 14),
+    ),
+    SecretFormat(
+        "doppler-token",
+        "cloud",
+        "`dp.pt.`, `dp.st.` (with an optional config name and `.`), `dp.ct.`, `dp.sa.`, "
+        "`dp.scim.` or `dp.audit.` and 40 to 44 letters or digits",
+        r"(?-i:dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?[A-Za-z0-9]{40,44})",
+        _BOUNDED,
+        1.0,
+        "dp.st.prd.8EY5ArS8RcKiFVBa8KgfvJ0HkwFAnUpV1hPZp5r7",
+        "tokens",
+        ("dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
+    ),
+    SecretFormat(
+        "databricks-token",
+        "cloud",
+        "`dapi` and 32 lower-case hex digits, optionally `-` and a number",
+        r"(?-i:dapi[a-f0-9]{32}(?:-[0-9]{1,2})?)",
+        _BOUNDED,
+        1.0,
+        "dapi8e48f4d74a88fd86f85c5a4ec69736b4",
+        "tokens",
+        ("dapi",),
+    ),
+    SecretFormat(
+        "heroku-api-key",
+        "cloud",
+        "`HRKU-AA` and 58 letters, digits, `_` or `-`",
+        r"(?-i:HRKU-AA[A-Za-z0-9_\-]{58})",
+        _BOUNDED,
+        1.0,
+        "HRKU-AAfZFAggQv-oO7CXowplDGbyr4bAdanF4-aCtMqddP9jmFkQ6k7ANUR8LFRO",
+        "tokens",
+        ("HRKU-",),
+    ),
+    SecretFormat(
+        "flyio-token",
+        "cloud",
+        "`fo1_` and 43 letters, digits, `_` or `-`; or `FlyV1 ` and one or more `fm1a_`, "
+        "`fm1r_` or `fm2_` macaroons of 100+ base64 characters, separated by `,`",
+        r"(?-i:fo1_[A-Za-z0-9_\-]{43}"
+        r"|FlyV1 fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,}={0,3}(?:,fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,}={0,3})*)",
+        _BOUNDED,
+        1.0,
+        (
+            "FlyV1 fm2_m3URdh6L+9npcVY1Edik6zrVrtbgbr0iQvT3586TEH9A8sZRibIETcTFrO3xs+GHgt"
+            "+O+X9nb4fBb4qEDoHnPiqQ0VB/yA4KbjT+slRxRMuaMeIraAv4r4QHtw/Zq0QhfeEQQ8vrnpgVbQ"
+            "wtgknWew84Q9ZlJCa3V5t8NgJ1xQUY/Pq/ko3v,fm2_DyEvNFPxX0o4iJaWZntd2clBx/7wJ6jyD"
+            "9odxVoonjllpGV3JJdajxn1m9pb57IIAjLPJTlND9YeLRlINdUSrIU6lSL1p0qOUVsbnTQ6RSf/J"
+            "00UVstnF/6n"
+        ),
+        "tokens",
+        ("fo1_", "FlyV1 fm"),
+    ),
+    SecretFormat(
+        "netlify-token",
+        "cloud",
+        "`nfp_` and 36 letters or digits",
+        r"(?-i:nfp_[A-Za-z0-9]{36})",
+        _BOUNDED,
+        1.0,
+        "nfp_0kxExP7vPinPpB0DEAgIOtsvBQN3ekl31lmt",
+        "tokens",
+        ("nfp_",),
+    ),
+    SecretFormat(
+        "supabase-token",
+        "cloud",
+        "`sbp_` and 40 lower-case hex digits",
+        r"(?-i:sbp_[a-f0-9]{40})",
+        _BOUNDED,
+        1.0,
+        "sbp_159c46ed9fac0dc1e6ac1dde5cd9b7dab4cf1d04",
+        "tokens",
+        ("sbp_",),
+    ),
+    SecretFormat(
+        "planetscale-token",
+        "cloud",
+        "`pscale_tkn_`, `pscale_pw_` or `pscale_oauth_` and 32 to 64 letters, digits, `_` or `-`",
+        r"(?-i:pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-]{32,64})",
+        _BOUNDED,
+        1.0,
+        "pscale_tkn_SXU7g7XEzFuRe2D2EpTVzgdXX6WGCNJLHwsBsVRppip",
+        "tokens",
+        ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
+    ),
+    SecretFormat(
+        "pulumi-token",
+        "cloud",
+        "`pul-` and 40 lower-case hex digits",
+        r"(?-i:pul-[a-f0-9]{40})",
+        _BOUNDED,
+        1.0,
+        "pul-8140a1c9b4684ae673d710727561ddfec0c09f0e",
+        "tokens",
+        ("pul-",),
+    ),
+    SecretFormat(
+        "mapbox-secret-token",
+        "cloud",
+        "`sk.eyJ` (a base64url JSON object), `.` and 22 letters, digits, `_` or `-` (public "
+        "`pk.` tokens are not secrets)",
+        r"(?-i:sk\.eyJ[A-Za-z0-9_\-]{20,200}\.[A-Za-z0-9_\-]{22})",
+        _BOUNDED + "; the middle part decodes to a JSON object",
+        1.0,
+        (
+            "sk.eyJ1IjoiYWNtZS1tYXBzIiwiYSI6ImNsYWt1eTBidGhicnpxdnQzcGcwaGQ3enQifQ.3FxH-h"
+            "3nvxQ1Vh5tx0T9wG"
+        ),
+        "tokens",
+        ("sk.eyJ",),
+        check=_base64_json(3, url_safe=True, cut="."),
     ),
     # --- code hosting ---------------------------------------------------------------------------
     SecretFormat(
@@ -334,6 +577,39 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "GR1348941zK7pQ2xW9mV4bT6nR3cL",
         "tokens",
         ("GR1348941",),
+    ),
+    SecretFormat(
+        "bitbucket-app-password",
+        "code hosting",
+        "`ATBB` and 32 to 48 letters, digits, `_`, `-` or `=`",
+        r"(?-i:ATBB[A-Za-z0-9_\-=]{32,48})",
+        _BOUNDED,
+        1.0,
+        "ATBBZY4FDXtAiEfd5qhlCEKd7WsQwRCj773D",
+        "tokens",
+        ("ATBB",),
+    ),
+    SecretFormat(
+        "buildkite-token",
+        "code hosting",
+        "`bkua_` and 40 lower-case hex digits",
+        r"(?-i:bkua_[a-f0-9]{40})",
+        _BOUNDED,
+        1.0,
+        "bkua_11549ea52bc8b24345102bedb84986941ae62c4b",
+        "tokens",
+        ("bkua_",),
+    ),
+    SecretFormat(
+        "circleci-token",
+        "code hosting",
+        "`CCIPAT_` (personal) or `CCIPRJ_` (project), 22 letters or digits, `_` and 40 hex digits",
+        r"(?-i:CCIP(?:AT|RJ)_[A-Za-z0-9]{22}_[a-f0-9]{40})",
+        _BOUNDED,
+        1.0,
+        "CCIPAT_TSMyEB6pF0b5FnA17uAq2K_88e13d71112fe163ae24ca1f4e2466e0a151ba1a",
+        "tokens",
+        ("CCIPAT_", "CCIPRJ_"),
     ),
     # --- chat -----------------------------------------------------------------------------------
     SecretFormat(
@@ -449,6 +725,61 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "tokens",
         ("key-",),
     ),
+    SecretFormat(
+        "discord-webhook-url",
+        "chat",
+        "`https://discord.com/api/webhooks/`, the webhook's id (17 to 20 digits), `/` and its "
+        "token (60 to 80 letters, digits, `_` or `-`): the whole URL",
+        r"(?-i:(?:https?://)?(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?"
+        r"webhooks/[0-9]{17,20}/[A-Za-z0-9_\-]{60,80})",
+        _BOUNDED,
+        1.0,
+        (
+            "https://discord.com/api/webhooks/6457663181241020651/wPYiIZjkfsbG4GDjM7rZ1Qx"
+            "yHSgHiK_mESS2X6A79xWM8Gta7B5tGLR-dyk0p6P7JCfH"
+        ),
+        "tokens",
+        tuple(
+            f"{scheme}{host}/api/"
+            for scheme in ("https://", "http://", "")
+            for host in ("discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com")
+        ),
+    ),
+    SecretFormat(
+        "teams-webhook-url",
+        "chat",
+        "a Microsoft Teams incoming webhook, `https://<tenant>.webhook.office.com/webhookb2/"
+        "<id>@<id>/IncomingWebhook/<32 hex digits>/<id>` and an optional `/V2...` part, or the "
+        "older `https://outlook.office.com/webhook/...`: the whole URL",
+        r"(?-i:https://(?:[a-z0-9\-]{1,63}\.webhook\.office\.com/webhookb2"
+        r"|outlook\.office(?:365)?\.com/webhook)/"
+        + _GUID
+        + "@"
+        + _GUID
+        + r"/IncomingWebhook/[a-f0-9]{32}/"
+        + _GUID
+        + r"(?:/V2[A-Za-z0-9_\-]{20,120})?)",
+        _BOUNDED,
+        1.0,
+        (
+            "https://acmecorp.webhook.office.com/webhookb2/5a836725-3f47-d17d-0255-3bfe38"
+            "96d5d5@f5917fad-0f71-6dad-44e0-2e262ca81e39/IncomingWebhook/386e2a84f10e1ee6"
+            "4b119ca7ad17e17c/b6762cfe-84b9-f85d-111d-1fd8af8a34a4/V2VKCdU2w3quDsPKGrZeuE"
+            "UVUs-axZ_Hb-8HSE6Ehx9MT"
+        ),
+        "tokens",
+    ),
+    SecretFormat(
+        "mailchimp-api-key",
+        "chat",
+        "32 lower-case hex digits, `-us` and the data centre's number",
+        r"(?-i:[a-f0-9]+-us[0-9]{1,2})",  # a run, not {32}, as for Terraform's tokens
+        _BOUNDED + "; 32 hex digits before `-us` (no prefix, only the `-us` suffix: weaker)",
+        0.9,
+        "adeda90e816c1f5fa72cc62df6d1e819-us18",
+        "tokens",
+        check=_run_before("-us", 32),
+    ),
     # --- payment --------------------------------------------------------------------------------
     SecretFormat(
         "stripe-secret-key",
@@ -494,6 +825,172 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "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",
         "tokens",
         ("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
+    # --- observability --------------------------------------------------------------------------
+    SecretFormat(
+        "grafana-cloud-token",
+        "observability",
+        "`glc_` and a base64 JSON object (`eyJ...`, 32 to 300 characters)",
+        r"(?-i:glc_eyJ[A-Za-z0-9+/]{29,300}={0,2})",
+        _BOUNDED + "; decodes to a JSON object",
+        1.0,
+        (
+            "glc_eyJvIjoiNzUwMDY1IiwibiI6InN0YWNrLTgwMTI4NC1obS13cml0ZS1jaSIsImsiOiJ3RTFo"
+            "bXBYQUNmNkZ2c2FnY0RvVWpMYXUiLCJtIjp7InIiOiJwcm9kLWV1LXdlc3QtMiJ9fQ=="
+        ),
+        "tokens",
+        ("glc_",),
+        check=_base64_json(4, url_safe=False),
+    ),
+    SecretFormat(
+        "grafana-service-account-token",
+        "observability",
+        "`glsa_`, 32 letters or digits, `_` and 8 hex digits",
+        r"(?-i:glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8})",
+        _BOUNDED,
+        1.0,
+        "glsa_yE4hg8CnKhGJChxe1Dpw8bUVwwLcXr4z_58388828",
+        "tokens",
+        ("glsa_",),
+    ),
+    SecretFormat(
+        "new-relic-key",
+        "observability",
+        "`NRAK-` and 27 upper-case letters or digits (user key), or `NRII-` and 32 letters, "
+        "digits, `_` or `-` (insert key); browser keys (`NRJS-`) are public",
+        r"(?-i:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32})",
+        _BOUNDED,
+        1.0,
+        "NRAK-Y2G9D9RJ62WZMYITLTFH59K6P6P",
+        "tokens",
+        ("NRAK-", "NRII-"),
+    ),
+    SecretFormat(
+        "sentry-org-token",
+        "observability",
+        "`sntrys_`, a base64 JSON object (`eyJ...`), `_` and 43 base64 characters",
+        r"(?-i:sntrys_eyJ[A-Za-z0-9+/]{20,300}={0,2}_[A-Za-z0-9+/]{43})",
+        _BOUNDED + "; the middle part decodes to a JSON object",
+        1.0,
+        (
+            "sntrys_eyJpYXQiOjE3NDMyMTQzNjIsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIiwicmVnaW9uX"
+            "3VybCI6Imh0dHBzOi8vdXMuc2VudHJ5LmlvIiwib3JnIjoiYWNtZS1yb2JvdGljcyJ9_lWGxeT4F"
+            "FKa/SN+Ti459pwJLz+sPTZQpH8R8YatoONi"
+        ),
+        "tokens",
+        ("sntrys_",),
+        check=_base64_json(7, url_safe=False, cut="_"),
+    ),
+    SecretFormat(
+        "sentry-user-token",
+        "observability",
+        "`sntryu_` and 64 lower-case hex digits",
+        r"(?-i:sntryu_[a-f0-9]{64})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("sntryu_",),
+    ),
+    # --- productivity ---------------------------------------------------------------------------
+    SecretFormat(
+        "atlassian-api-token",
+        "productivity",
+        "`ATATT3` and 186 letters, digits, `_`, `-` or `=` (Jira, Confluence)",
+        r"(?-i:ATATT3[A-Za-z0-9_\-=]{186})",
+        _BOUNDED,
+        1.0,
+        (
+            "ATATT33M2D92pZrL_swkKLy3IcGLCYy-Or2hTB1HMHSr_3KcHIGyiHGe4GtFk1LATtA61StH14jD"
+            "f3vDDboKgGgCPW4K4xweDQ2Uo0IKyo72HElSTHjc2XWrBcnIzsgg0fpjoSU_n41AEs3sahuhqXX_"
+            "lhgoDV7IkIDKA0IFWrOybl27klTjFC9=B2A1F9B6"
+        ),
+        "tokens",
+        ("ATATT3",),
+    ),
+    SecretFormat(
+        "linear-api-key",
+        "productivity",
+        "`lin_api_` and 40 letters or digits",
+        r"(?-i:lin_api_[A-Za-z0-9]{40})",
+        _BOUNDED,
+        1.0,
+        "lin_api_zlfMbmh0UFJS6Y1oPKSfkMBrW9410zEhNk0mZPNM",
+        "tokens",
+        ("lin_api_",),
+    ),
+    SecretFormat(
+        "notion-token",
+        "productivity",
+        "`ntn_`, 11 digits and 35 letters or digits",
+        r"(?-i:ntn_[0-9]{11}[A-Za-z0-9]{35})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("ntn_",),
+    ),
+    SecretFormat(
+        "notion-legacy-token",
+        "productivity",
+        "`secret_` and 43 letters or digits (integration tokens made before `ntn_`)",
+        r"(?-i:secret_[A-Za-z0-9]{43})",
+        _BOUNDED
+        + "; not a camelCase or snake_case word after the prefix (a common word as prefix: "
+        "weaker)",
+        0.9,
+        "secret_xxZRZ0DgEnMNtWaRPUM0qaCiPfbP3KZc17wDCBHO0OS",
+        "tokens",
+        ("secret_",),
+        check=_not_words(7),
+    ),
+    SecretFormat(
+        "airtable-token",
+        "productivity",
+        "`pat`, 14 letters or digits, `.` and 64 lower-case hex digits",
+        r"(?-i:pat[A-Za-z0-9]{14}\.[a-f0-9]{64})",
+        _BOUNDED,
+        1.0,
+        ("pat9yDlXbNVjPnBso.716c78b092ae84c585bc7fa0c58e3985bcaf33562e7a107da5dc5032a6500f82"),
+        "tokens",
+        ("pat",),
+    ),
+    SecretFormat(
+        "figma-token",
+        "productivity",
+        "`figd_` and 36 to 48 letters, digits, `_` or `-`",
+        r"(?-i:figd_[A-Za-z0-9_\-]{36,48})",
+        _BOUNDED,
+        1.0,
+        "figd_T3Yd2Wl3xB35lFq6e-hpgxx46jD_wCPB1vIXo44A",
+        "tokens",
+        ("figd_",),
+    ),
+    SecretFormat(
+        "postman-api-key",
+        "productivity",
+        "`PMAK-`, 24 hex digits, `-` and 34 hex digits",
+        r"(?-i:PMAK-[a-f0-9]{24}-[a-f0-9]{34})",
+        _BOUNDED,
+        1.0,
+        "PMAK-1d1dd2277166a1c52207f870-36b91fde72c22136b49a557f16507bf9d2",
+        "tokens",
+        ("PMAK-",),
+    ),
+    SecretFormat(
+        "dropbox-token",
+        "productivity",
+        "`sl.` (or `sl.u.`) and 130+ letters, digits, `_` or `-` (short-lived access token; a "
+        "shorter `sl.` is not one)",
+        r"(?-i:sl\.(?:u\.)?[A-Za-z0-9_\-]{130,})",
+        _BOUNDED + " (a short prefix, however long the token: weaker)",
+        0.9,
+        (
+            "sl.NTceR-HqYcWnu1DBd5_m-Ya9JI_J2DEJUYWNlrhPimlHL0ToN6ByaTjw5jWesPQ50cleCiig5"
+            "7PV7RIRurLz0QiTBlMmwzYCZaQd0fdAb3x0XwJ1QmJuTkhyCZ400x-66uOQMyjm"
+        ),
+        "tokens",
+        ("sl.",),
     ),
     # --- package registries ---------------------------------------------------------------------
     SecretFormat(
@@ -598,6 +1095,61 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "tokens",
         ("hf_",),
     ),
+    SecretFormat(
+        "groq-api-key",
+        "AI provider",
+        "`gsk_` and 52 letters or digits",
+        r"(?-i:gsk_[A-Za-z0-9]{52})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("gsk_",),
+    ),
+    SecretFormat(
+        "replicate-token",
+        "AI provider",
+        "`r8_` and 37 letters or digits",
+        r"(?-i:r8_[A-Za-z0-9]{37})",
+        _BOUNDED + " (a short prefix: weaker)",
+        0.9,
+        "r8_ywB97znDlfj8rZHGnBENGPS1CUFM1vswJVq1P",
+        "tokens",
+        ("r8_",),
+    ),
+    SecretFormat(
+        "perplexity-api-key",
+        "AI provider",
+        "`pplx-` and 48 letters or digits",
+        r"(?-i:pplx-[A-Za-z0-9]{48})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("pplx-",),
+    ),
+    SecretFormat(
+        "xai-api-key",
+        "AI provider",
+        "`xai-` and 80 letters or digits",
+        r"(?-i:xai-[A-Za-z0-9]{80})",
+        _BOUNDED,
+        1.0,
+        ("xai-AEZQSijUkQowbKQ0pcSAeK9BSQZqYxrvPepnrHLSZQcIzLbirXDc30pHHdpl7RvZfMn8xPpCXtOypr12"),
+        "tokens",
+        ("xai-",),
+    ),
+    SecretFormat(
+        "langsmith-api-key",
+        "AI provider",
+        "`lsv2_pt_` (personal) or `lsv2_sk_` (service), 32 hex digits, `_` and 10 hex digits",
+        r"(?-i:lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})",
+        _BOUNDED,
+        1.0,
+        "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",
+        "tokens",
+        ("lsv2_pt_", "lsv2_sk_"),
+    ),
     # --- tokens ---------------------------------------------------------------------------------
     SecretFormat(
         "jwt",
@@ -671,6 +1223,10 @@ KNOWN_EXAMPLES: frozenset[str] = frozenset(
         "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
         # Stripe's documentation test key
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        # HashiCorp Vault's dev-server tutorial root token
+        "hvs.6j4cuewowBGit65rheNoceI7",
+        # Databricks' documentation personal access token
+        "dapi1234567890ab1cde2f3ab456c7d89efa",
         # Telegram's documentation token
         "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11",
         # jwt.io's sample token
@@ -918,12 +1474,26 @@ _KEY_PATTERNS = {fmt.name: _python(fmt.key) for fmt in SECRET_FORMATS if fmt.key
 _BY_NAME = {fmt.name: fmt for fmt in SECRET_FORMATS}
 _TOKENS = _FORMATS_BY_GROUP["tokens"]
 _UNPREFIXED = tuple(fmt for fmt in _TOKENS if not fmt.prefixes)
-_PREFIX = re.compile(
-    "|".join(
-        re.escape(p)
-        for p in sorted({p for f in _TOKENS for p in f.prefixes}, key=len, reverse=True)
+
+
+def _prefix_pattern(prefixes: Iterable[str]) -> re.Pattern[str]:
+    """Any of ``prefixes``, the longest first, grouped by their first character: Python's
+    ``re`` then tries one branch per position, not one per prefix."""
+    by_first: dict[str, list[str]] = {}
+    for prefix in sorted(set(prefixes), key=len, reverse=True):
+        by_first.setdefault(prefix[0], []).append(re.escape(prefix[1:]))
+    return re.compile(
+        "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in by_first.items())
     )
-)
+
+
+_PREFIX = _prefix_pattern(p for f in _TOKENS for p in f.prefixes)
+# The formats that may match where a character is: the prefixed ones whose prefix starts with it
+# and the unprefixed ones, in table order (a candidate is not tried against every format).
+_CANDIDATES: dict[str, tuple[SecretFormat, ...]] = {
+    first: tuple(f for f in _TOKENS if not f.prefixes or any(p[0] == first for p in f.prefixes))
+    for first in {p[0] for f in _TOKENS for p in f.prefixes}
+}
 _LONGEST_PREFIX = max(len(p) for f in _TOKENS for p in f.prefixes)
 _GLUE_REACH = 300  # a glued token is looked for this far back: longer than most tokens
 
@@ -945,19 +1515,9 @@ def _glues(char: str) -> bool:
     return (char.isalnum() or char == "_") and _SPACELESS.match(char) is None
 
 
-# The token formats worth trying where a text begins with two given characters: those with a
-# prefix that begins so, and those without a prefix, in table order.
-_TOKENS_BY_LEAD: dict[str, tuple[SecretFormat, ...]] = {}
-for _format in _TOKENS:
-    for _lead in {p[:2] for p in _format.prefixes}:
-        _TOKENS_BY_LEAD[_lead] = (*_TOKENS_BY_LEAD.get(_lead, ()), _format)
-for _lead, _formats in _TOKENS_BY_LEAD.items():
-    _TOKENS_BY_LEAD[_lead] = tuple(f for f in _TOKENS if f in _formats or not f.prefixes)
-
-
 def _token_at(text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
     """The first token format (in table order) matching at ``start``, and where it ends."""
-    for fmt in _TOKENS_BY_LEAD.get(text[start : start + 2], _UNPREFIXED):
+    for fmt in _CANDIDATES.get(text[start : start + 1], _UNPREFIXED):
         if fmt.prefixes and not any(text.startswith(p, start) for p in fmt.prefixes):
             continue
         match = _COMPILED[fmt.name].match(text, start, end)
@@ -1147,6 +1707,9 @@ def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPa
 
 
 _RE2_GROUPS: dict[str, re.Pattern[str]] = {}
+# Where a new value may begin (the scanner's rule, govcore/detection/scanner.py): a letter or
+# digit after neither another one nor a hyphen, dot or slash that joins it to a digit.
+_WORD_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
 
 
 def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[SecretMatch]:
@@ -1169,10 +1732,16 @@ def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[S
             begin, stop = candidate.span()
             position = stop if stop > begin else stop + 1
             judged = _JUDGES[group](text, begin, stop, options)
-            if judged is not None:
-                found.append(SecretMatch(judged[3], judged[0], judged[1], judged[2]))
-                if judged[1] < stop:
-                    position = judged[1]
+            if judged is None:
+                # As the scanner does: a refused candidate ("see.abc8Q~...", whose run before
+                # the marker is too long) may hide one that starts at a later word inside it.
+                inside = _WORD_START.search(text, begin + 1, stop)
+                if inside is not None:
+                    position = inside.start()
+                continue
+            found.append(SecretMatch(judged[3], judged[0], judged[1], judged[2]))
+            if judged[1] < stop:
+                position = judged[1]
     return _leftmost_longest(found)
 
 
