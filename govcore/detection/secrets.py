@@ -1445,9 +1445,11 @@ _ASSIGNMENT = (
      + rf"|(?P<tkey>{_KEYWORD}{_KEY_TAIL})>(?P<tv>[^<\r\n]+)<"
     rf"|(?P<akey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]+value[ \t]*=[ \t]*"
     + _QUOTED.format("a")
-    # SQL: CREATE USER ... WITH PASSWORD '...', ... IDENTIFIED BY '...'; and a key word
-    # followed by a quoted value alone (PASSWORD '...').
-    + rf"|(?P<qkey>{_KEYWORD}{_KEY_TAIL}|identified[ \t]+by)[ \t]{{1,7}}"
+    # SQL: CREATE USER ... WITH PASSWORD '...', ... IDENTIFIED BY '...'. Only a password
+    # word: other key words before a quoted string name a block or a resource
+    # (credentials "app.example.io" { ... }, token "deploy").
+    + rf"|(?P<qkey>{_look_alike_letters('pass(?:word|wd|phrase)|pwd')}|identified[ \t]+by)"
+    + r"[ \t]{1,7}"
     + _QUOTED.format("q")
     + r"|://(?P<user>[^\s/?#@:]*):(?P<pw>[^\s/?#@]+)@"
 )

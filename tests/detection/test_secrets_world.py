@@ -82,6 +82,7 @@ def test_key_words_written_with_look_alike_letters(key: str) -> None:
         "<password></password>",
         "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db}",
         '{"name": "DB_PASSWORD", "value": ""}',
+        'credentials "app.terraform.io" {\n  token = var.tfc_token\n}',
     ],
 )
 def test_near_misses_stay_quiet(text: str) -> None:
