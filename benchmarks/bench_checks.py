@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import itertools
-import logging
 import os
 import platform
 import random
@@ -48,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import corpus  # noqa: E402
+from presidio_baseline import analyze, presidio_recognizers  # noqa: E402
 
 import govcore  # noqa: E402
 from govcore.core.stream_window import stream_step  # noqa: E402
@@ -272,37 +271,15 @@ def _to_python(pattern: str) -> str:
 
 def presidio_runner() -> Callable[[str], int] | None:
     """Presidio's pattern recognizers for the same entities, then its anonymizer."""
-    try:
-        from presidio_analyzer.predefined_recognizers import (
-            CreditCardRecognizer,
-            EmailRecognizer,
-            IbanRecognizer,
-            IpRecognizer,
-            PhoneRecognizer,
-            UsSsnRecognizer,
-        )
-        from presidio_anonymizer import AnonymizerEngine
-    except ImportError:
+    recognizers = presidio_recognizers(PII_KINDS)
+    if recognizers is None:
         return None
-    logging.getLogger("tldextract").setLevel(logging.CRITICAL)
-    logging.getLogger("presidio-analyzer").setLevel(logging.CRITICAL)
-    recognizers: list[Any] = [
-        CreditCardRecognizer(),
-        EmailRecognizer(),
-        IbanRecognizer(),
-        IpRecognizer(),
-        UsSsnRecognizer(),
-    ]
-    with contextlib.suppress(ImportError):  # needs the phonenumbers package
-        recognizers.append(PhoneRecognizer())
+    from presidio_anonymizer import AnonymizerEngine
+
     anonymizer = AnonymizerEngine()
 
     def run(text: str) -> int:
-        results = []
-        for recognizer in recognizers:
-            results += recognizer.analyze(
-                text, entities=recognizer.supported_entities, nlp_artifacts=None
-            )
+        results = analyze(recognizers, text)
         anonymizer.anonymize(text=text, analyzer_results=results)
         return len(results)
 

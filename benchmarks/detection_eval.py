@@ -25,9 +25,7 @@ the family the case is about (its `family` field), or `(none)` in a case that na
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import logging
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -39,6 +37,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from presidio_baseline import PRESIDIO_ENTITY, analyze, presidio_recognizers  # noqa: E402
 
 import govcore  # noqa: E402
 
@@ -48,15 +49,6 @@ PII_ENTITIES = ENTITIES[:-1]
 GENERIC_FAMILY = "generic_assignment"
 KEY = "gk_detection_eval_0001"
 NO_FAMILY = "(none)"
-
-PRESIDIO_ENTITY = {
-    "EMAIL_ADDRESS": "email",
-    "CREDIT_CARD": "credit_card",
-    "IBAN_CODE": "iban",
-    "PHONE_NUMBER": "phone",
-    "US_SSN": "us_ssn",
-    "IP_ADDRESS": "ip_address",
-}
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -180,45 +172,19 @@ def govcore_detector(entities: Iterable[str]) -> Detector:
 
 def presidio_detector(entities: Iterable[str]) -> Detector | None:
     """Presidio's pattern recognizers for the entities it has, without an NLP engine."""
-    try:
-        from presidio_analyzer.predefined_recognizers import (
-            CreditCardRecognizer,
-            EmailRecognizer,
-            IbanRecognizer,
-            IpRecognizer,
-            PhoneRecognizer,
-            UsSsnRecognizer,
-        )
-    except ImportError:
-        return None
-    logging.getLogger("tldextract").setLevel(logging.CRITICAL)
-    logging.getLogger("presidio-analyzer").setLevel(logging.CRITICAL)
     wanted = set(entities)
-    makers: dict[str, Callable[[], Any]] = {
-        "credit_card": CreditCardRecognizer,
-        "email": EmailRecognizer,
-        "iban": IbanRecognizer,
-        "ip_address": IpRecognizer,
-        "us_ssn": UsSsnRecognizer,
-        "phone": PhoneRecognizer,
-    }
-    recognizers = []
-    for entity, make in makers.items():
-        if entity in wanted:
-            with contextlib.suppress(ImportError):  # the phone one needs `phonenumbers`
-                recognizers.append(make())
+    recognizers = presidio_recognizers(wanted)
+    if recognizers is None:
+        return None
 
     def detect(text: str) -> list[Span]:
         spans = []
-        for recognizer in recognizers:
-            for result in recognizer.analyze(
-                text, entities=recognizer.supported_entities, nlp_artifacts=None
-            ):
-                entity = PRESIDIO_ENTITY.get(result.entity_type)
-                if entity in wanted:
-                    spans.append(
-                        Span(entity, result.start, result.end, text[result.start : result.end])
-                    )
+        for result in analyze(recognizers, text):
+            entity = PRESIDIO_ENTITY.get(result.entity_type)
+            if entity in wanted:
+                spans.append(
+                    Span(entity, result.start, result.end, text[result.start : result.end])
+                )
         return spans
 
     return detect
