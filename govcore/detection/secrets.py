@@ -1419,8 +1419,7 @@ _KEY_TAIL = r"[A-Za-z0-9_.\-]*"
 # At most 7 spaces or tabs around a separator: a blanked-out match (the scanner looks again
 # around a match with the match blanked, govcore/detection/scanner.py) is at least 8 long, and
 # the value after it must not be taken for this key's.
-# "is" and "was": prose ("the wifi password is ..."), which a model's answer is written in.
-_SEPARATOR = r"(?:[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}|[ \t]{1,7}(?:is|was)[ \t]{1,7})"
+_SEPARATOR = r"[ \t]{0,7}(?::=|=>|=|:)[ \t]{0,7}"
 _VALUE = (
     r"(?:\\?\"(?P<dq>(?:[^\"\\\r\n]|\\[^\"\r\n])*)\\?\"|'(?P<sq>[^'\r\n]*)'|`(?P<bq>[^`\r\n]*)`"
     r"|(?P<bare>[^\s\"'`,;<>\\]+))"
@@ -1436,6 +1435,12 @@ _ASSIGNMENT = (
     + rf"|(?P<pkey>{_KEYWORD}{_KEY_TAIL})[\"'][ \t]{{0,7}},[ \t]{{0,7}}"
     r"(?:\"(?P<pdq>[^\"\r\n]*)\"|'(?P<psq>[^'\r\n]*)')"
     rf"|(?P<key>{_KEYWORD}{_KEY_TAIL})\\?[\"'`)\]]?{_SEPARATOR}{_VALUE}"
+    # Prose, as a model's answer is written ("the wifi password is ..."): an unquoted value
+    # must hold a digit or a sign, so that ordinary sentences ("the token was revoked") are
+    # not candidates at all.
+    + rf"|(?P<skey>{_KEYWORD}{_KEY_TAIL})[ \t]{{1,7}}(?:is|was)[ \t]{{1,7}}"
+    + r"(?:\"(?P<sdq>[^\"\r\n]*)\"|'(?P<ssq>[^'\r\n]*)'"
+    + r"|(?P<sbare>[^\s\"'`,;<>\\]*[0-9!#$%&*+/=?@^_~\-][^\s\"'`,;<>\\]*))"
     # A name and its value on the next line (a Kubernetes env entry: "- name: DB_PASSWORD",
     # then "value: ...").
     rf"|(?P<nkey>{_KEYWORD}{_KEY_TAIL})[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*"
@@ -1598,12 +1603,13 @@ _KEY_GROUPS = (
     ("pkey", ("pdq", "psq")),
     ("key", ("dq", "sq", "bq", "bare")),
     ("nkey", ("ndq", "nsq", "nbare")),
+    ("skey", ("sdq", "ssq", "sbare")),
     ("jkey", ("jdq", "jsq")),
     ("tkey", ("tv",)),
     ("akey", ("adq", "asq")),
     ("qkey", ("qdq", "qsq")),
 )
-_UNQUOTED = frozenset({"bare", "cv", "nbare", "tv"})
+_UNQUOTED = frozenset({"bare", "cv", "nbare", "sbare", "tv"})
 
 
 def _judge_assignment(
