@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -67,7 +68,15 @@ def secret_detectors(options: SecretOptions | None = None) -> tuple[Detector, ..
     if options is None:
         options = SecretOptions()
     return tuple(
-        Detector("secret", p.pattern, p.validate, SECRET_EXPLANATION, p.anchor, p.reach)
+        Detector(
+            "secret",
+            p.pattern,
+            p.validate,
+            SECRET_EXPLANATION,
+            p.anchor,
+            p.reach,
+            restart_inside=p.restart_inside,
+        )
         for p in secret_patterns(options)
     )
 
@@ -213,14 +222,29 @@ def _card_grouping(candidate: str, *, consistent: bool) -> bool:
 
 def _card_at(text: str, start: int, end: int, *, consistent: bool) -> int | None:
     """The end of the card number that starts at ``start`` within ``[start, end)``, if any."""
+    first = _NON_DIGITS.search(text, start, end)
+    if first is not None and (first.start() - start) % 4:
+        return None  # the first group is not written as a card's (cheap, and true of any cut)
+    # Each cut's digits are a prefix of the candidate's: read them once, count them per cut.
+    digits: list[int] = []
+    ends: list[int] = []  # ends[k]: the position just after the (k+1)-th digit
+    for index in range(start, end):
+        value = _digit(text[index])
+        if value is not None:
+            digits.append(value)
+            ends.append(index + 1)
+    if len(digits) < 13 or len(set(digits[:19])) < 2:
+        return None
     for cut in _cut_points(text, start, end):
-        digits = _digits_of(text[start:cut])
+        count = bisect_left(ends, cut + 1)
+        if not 13 <= count <= 19:
+            continue
+        prefix = digits[:count]
         if (
-            13 <= len(digits) <= 19
+            len(set(prefix)) > 1
+            and card_issuer_valid(prefix)
             and _card_grouping(text[start:cut], consistent=consistent)
-            and len(set(digits)) > 1
-            and card_issuer_valid(digits)
-            and luhn_valid(digits)
+            and luhn_valid(prefix)
         ):
             if cut < len(text) and _glues(text[cut]):
                 continue
@@ -241,6 +265,8 @@ def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return start, cut, 1.0
     # Mixed separators ("4111 1111-1111 1111") still make a card, unless a number written
     # with one kind starts inside: "2300 4111-1111-1111-1111" is a number and then a card.
+    if len(set(_NON_DIGITS.findall(text, start, end))) < 2:
+        return None  # one kind of separator or none: the reading above was the only one
     cut = _card_at(text, start, end, consistent=False)
     if cut is None:
         return None

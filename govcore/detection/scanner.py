@@ -266,7 +266,10 @@ class Scanner:
             rule = self.rules[rule_index]
             if applicable is not None and rule.policy.id not in applicable:
                 continue
-            for view_start, view_end, factor in _leftmost_longest(spans):
+            # Overlapping secrets are one span: a value glued to a key block must not leave the
+            # block's part outside the earlier match unredacted.
+            kept = _merged(spans) if rule.label == "secret" else _leftmost_longest(spans)
+            for view_start, view_end, factor in kept:
                 orig_start, orig_end = view.original_span(view_start, view_end)
                 hits.append(
                     Hit(
@@ -612,6 +615,19 @@ def _detectors(secret_options: SecretOptions | None) -> tuple[Detector, ...]:
     if secret_options is None or secret_options == SecretOptions():
         return DETECTORS
     return tuple(d for d in DETECTORS if d.kind != "secret") + secret_detectors(secret_options)
+
+
+def _merged(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Overlapping spans joined into one, with the highest factor among them."""
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    joined: list[tuple[int, int, float]] = []
+    for start, end, factor in spans:
+        if joined and start < joined[-1][1]:
+            last_start, last_end, last_factor = joined[-1]
+            joined[-1] = (last_start, max(last_end, end), max(last_factor, factor))
+        else:
+            joined.append((start, end, factor))
+    return joined
 
 
 def compile_rules(

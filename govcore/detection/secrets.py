@@ -114,6 +114,10 @@ class SecretPattern:
     validate: Validator
     anchor: bytes | None = None
     reach: tuple[int, int] = (0, 0)
+    restart_inside: bool = True
+    """Whether a refused candidate is looked into again from its next word (the scanner's
+    rule); not for key blocks, whose refused candidate runs from a BEGIN line to an END line
+    and would be read again from every BEGIN line inside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +365,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "cloud",
         "3 characters, a digit, `Q~` and 31 to 34 letters, digits, `_`, `~`, `.` or `-` (an "
         "Entra ID application's client secret)",
-        r"(?-i:[A-Za-z0-9_~.]+[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # a run, as for Terraform's
+        r"(?-i:[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # bounded: see Terraform's
         _BOUNDED + "; 3 characters before the digit (no prefix, only the `Q~` marker: weaker)",
         0.9,
         "J7S8Q~yfmf0G.DL~nreCX320o~dIdpV~ALGZgvoE",
@@ -389,9 +393,10 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "cloud",
         "14 letters or digits, `.atlasv1.` and 60 to 70 letters, digits, `_` or `-` (Terraform "
         "Cloud and HCP)",
-        # A run, not {14}: a counted run before the literal costs the scanner's DFA states on
-        # every word of every text; the check counts it (a longer run is glued anyway).
-        r"(?-i:[A-Za-z0-9]+\.atlasv1\.[A-Za-z0-9_\-]{60,70})",
+        # Counted, not an open run: an open run before the literal lets the search read on to
+        # the end of any long run of letters (a base64 blob) at every candidate, which is
+        # quadratic; the count costs the scanner's DFA some states instead.
+        r"(?-i:[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{60,70})",
         _BOUNDED + "; 14 characters before `.atlasv1.`",
         1.0,
         (
@@ -773,7 +778,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "mailchimp-api-key",
         "chat",
         "32 lower-case hex digits, `-us` and the data centre's number",
-        r"(?-i:[a-f0-9]+-us[0-9]{1,2})",  # a run, not {32}, as for Terraform's tokens
+        r"(?-i:[a-f0-9]{32}-us[0-9]{1,2})",  # bounded: see Terraform's tokens
         _BOUNDED + "; 32 hex digits before `-us` (no prefix, only the `-us` suffix: weaker)",
         0.9,
         "adeda90e816c1f5fa72cc62df6d1e819-us18",
@@ -1503,6 +1508,9 @@ _CANDIDATES: dict[str, tuple[SecretFormat, ...]] = {
 }
 _LONGEST_PREFIX = max(len(p) for f in _TOKENS for p in f.prefixes)
 _GLUE_REACH = 300  # a glued token is looked for this far back: longer than most tokens
+# How far a token is read when checking whether one starts somewhere: more than any format's
+# longest token, and a bound, so that the check costs the same on a megabyte of base64.
+_TOKEN_REACH = 2048
 
 
 def _is_word(char: str) -> bool:
@@ -1544,7 +1552,7 @@ def _token_ends_at(text: str, position: int) -> bool:
 
 def _token_starts_at(text: str, position: int) -> bool:
     return _PREFIX.match(text, position) is not None and (
-        _token_at(text, position, len(text)) is not None
+        _token_at(text, position, min(len(text), position + _TOKEN_REACH)) is not None
     )
 
 
@@ -1649,6 +1657,9 @@ def _judge_assignment(
         query = _NEXT_PARAMETER.search(text, value_start, min(len(text), value_end + 80))
         if query is not None and query.start() < value_end:
             value_end = query.start()  # "?api_key=...&page=2": the next query parameter
+        armour = text.find("-----", value_start, value_end)
+        if armour != -1:
+            value_end = armour  # "...=value-----BEGIN ... KEY-----": a key block begins there
         while value_end > value_start and text[value_end - 1] in ".,:)]}":
             value_end -= 1  # the end of a sentence or of a call, not of the value
     value = text[value_start:value_end]
@@ -1709,7 +1720,12 @@ _DEFAULT_OPTIONS = SecretOptions()
 def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPattern, ...]:
     """The scanner patterns of the ``secret`` detector, with validators bound to ``options``."""
     return tuple(
-        SecretPattern(group, _group_pattern(group), _validator(_JUDGES[group], options))
+        SecretPattern(
+            group,
+            _group_pattern(group),
+            _validator(_JUDGES[group], options),
+            restart_inside=group != "keys",
+        )
         for group in GROUPS
     )
 
@@ -1743,6 +1759,8 @@ def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[S
             if judged is None:
                 # As the scanner does: a refused candidate ("see.abc8Q~...", whose run before
                 # the marker is too long) may hide one that starts at a later word inside it.
+                if group == "keys":
+                    continue
                 inside = _WORD_START.search(text, begin + 1, stop)
                 if inside is not None:
                     position = inside.start()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.detection.test_detectors import SECRET, found
+from tests.support import private_key_block
 
 PASSWORD = "Mx1rsq4p0Gz^kD"
 
@@ -132,3 +133,10 @@ def test_password_named_in_other_languages(key: str) -> None:
 )
 def test_sql_xml_and_name_value_forms(text: str) -> None:
     assert found(SECRET, text) == [PASSWORD]
+
+
+def test_a_value_glued_to_a_key_block_leaves_no_part_of_the_block() -> None:
+    """``password=...`` running straight into ``-----BEGIN ... KEY-----``: the value ends where
+    the armour begins, and the block is a match of its own, whole."""
+    block = private_key_block()
+    assert found(SECRET, f"password=hunter2secretX9{block}") == ["hunter2secretX9", block]
