@@ -129,6 +129,23 @@ def _cluster_boundary(text: str, position: int, floor: int) -> int:
     return position
 
 
+def _overlap_start(text: str, last_checked: int) -> int:
+    """Where the window begins: ``STREAM_OVERLAP`` characters before ``last_checked``, and one
+    more for each invisible character among them (a zero-width space or a soft hyphen is gone
+    once the text is normalised), so that the detectors see as much text as they would see
+    in one check of the whole (at most ``STREAM_MATCH_HOLD`` back)."""
+    start = max(0, last_checked - STREAM_OVERLAP)
+    if text.isascii():
+        return start
+    floor = max(0, last_checked - STREAM_MATCH_HOLD)
+    hidden = sum(1 for char in text[start:last_checked] if is_invisible(char))
+    while hidden and start > floor:
+        before = max(floor, start - hidden)
+        hidden = sum(1 for char in text[before:start] if is_invisible(char))
+        start = before
+    return start
+
+
 def stream_step(
     text: str,
     last_checked: int,
@@ -146,7 +163,7 @@ def stream_step(
     size = len(text)
     if not is_final and size - last_checked < STREAM_TRIGGER:
         return StreamStep([], last_checked, False)
-    scan_from = max(0, last_checked - STREAM_OVERLAP)
+    scan_from = _overlap_start(text, last_checked)
     hits = list(scan(text, scan_from))
     if is_final:
         frontier = size
