@@ -276,6 +276,16 @@ def test_glued_items_stream_as_one_check_finds_them(text: str, sizes: list[int])
     assert Counter((pid, matched) for pid, matched, _ in reported) == _post_inference(text)
 
 
+@pytest.mark.parametrize("sizes", [[1400, 200], [1300, 250], [1000, 480, 100]])
+def test_invisible_padding_does_not_shorten_the_streams_view(sizes: list[int]) -> None:
+    """A run of zero-width spaces between a letter and a number: one check reads the number
+    glued to the letter (no card), and so does the stream, whose overlap counts only text that
+    normalisation keeps."""
+    text = "x" + "\u200b" * 1500 + "4111111111111111 end of text " + "y" * 250
+    assert _reference(text) == Counter()
+    assert Counter(_stream(text, sizes)) == _reference(text)
+
+
 @pytest.mark.parametrize(
     "header",
     [
