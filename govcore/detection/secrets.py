@@ -365,7 +365,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "cloud",
         "3 characters, a digit, `Q~` and 31 to 34 letters, digits, `_`, `~`, `.` or `-` (an "
         "Entra ID application's client secret)",
-        r"(?-i:[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # bounded: see Terraform's
+        r"(?-i:[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})",  # 3 counted: dots join words
         _BOUNDED + "; 3 characters before the digit (no prefix, only the `Q~` marker: weaker)",
         0.9,
         "J7S8Q~yfmf0G.DL~nreCX320o~dIdpV~ALGZgvoE",
@@ -393,10 +393,11 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "cloud",
         "14 letters or digits, `.atlasv1.` and 60 to 70 letters, digits, `_` or `-` (Terraform "
         "Cloud and HCP)",
-        # Counted, not an open run: an open run before the literal lets the search read on to
-        # the end of any long run of letters (a base64 blob) at every candidate, which is
-        # quadratic; the count costs the scanner's DFA some states instead.
-        r"(?-i:[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{60,70})",
+        # A run from the start of a word, not {14}: a counted run costs the scanner's DFA
+        # states on every text made of token characters, and a run that could start inside a
+        # word would be read to the word's end again from every candidate inside it. The
+        # check counts the 14.
+        r"(?-i:\b[A-Za-z0-9]+\.atlasv1\.[A-Za-z0-9_\-]{60,70})",
         _BOUNDED + "; 14 characters before `.atlasv1.`",
         1.0,
         (
@@ -778,7 +779,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
         "mailchimp-api-key",
         "chat",
         "32 lower-case hex digits, `-us` and the data centre's number",
-        r"(?-i:[a-f0-9]{32}-us[0-9]{1,2})",  # bounded: see Terraform's tokens
+        r"(?-i:\b[a-f0-9]+-us[0-9]{1,2})",  # a run from a word's start: see Terraform's tokens
         _BOUNDED + "; 32 hex digits before `-us` (no prefix, only the `-us` suffix: weaker)",
         0.9,
         "adeda90e816c1f5fa72cc62df6d1e819-us18",
