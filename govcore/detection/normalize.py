@@ -26,6 +26,8 @@ from functools import lru_cache
 from importlib import resources
 
 __all__ = [
+    "SPACELESS_LETTERS",
+    "VALUE_START",
     "NormalizedText",
     "ascii_look_alike",
     "extends_previous",
@@ -37,6 +39,20 @@ __all__ = [
 ]
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+SPACELESS_LETTERS = re.compile(
+    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+)
+"""Letters of scripts written without spaces between words: Thai, Lao, Khmer, Hiragana,
+Katakana, Han (with its extensions and compatibility block) and Hangul syllables. Prose in them
+runs straight into numbers, addresses and tokens ("请联系jane@example.com谢谢", "このトークン
+ghp_...は"), which detectors must not take for parts of longer words."""
+
+VALUE_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
+"""Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
+slash that joins it to a digit ("123-45-6789": "45" and "6789" continue the first group). A
+detector that refuses a candidate looks for the next one from here inside it."""
 
 
 # Unicode's default-ignorable code points that are not format characters (Cf): the combining

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
+from govcore.detection.normalize import SPACELESS_LETTERS
 from govcore.detection.secrets import (
     PRIVATE_KEY_BEGIN,
     PRIVATE_KEY_END,
@@ -154,7 +155,7 @@ def _glues(char: str) -> bool:
     prose runs straight into numbers ("カード番号は4111111111111111です")."""
     if char.isdigit() or char == "_" or _is_digit(char):
         return True
-    return char.isalpha() and (char.isascii() or _SPACELESS_LETTERS.match(char) is None)
+    return char.isalpha() and (char.isascii() or SPACELESS_LETTERS.match(char) is None)
 
 
 def _bounded(text: str, start: int, end: int, inside: Callable[[str], bool]) -> bool:
@@ -442,16 +443,6 @@ def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return start, end, 1.0
 
 
-# Scripts written without spaces between words: Thai, Lao, Khmer, Hiragana, Katakana, Han
-# (with its extensions and compatibility block) and Hangul syllables. Prose in them runs straight
-# into an address ("请联系jane@example.com谢谢"), and the email pattern, which accepts Unicode
-# letters, would take the words with it.
-_SPACELESS_LETTERS = re.compile(
-    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
-)
-
-
 def _unglued(candidate: str) -> tuple[int, int]:
     """The part of ``candidate`` that is the address when it mixes an ASCII address with
     letters of a script written without spaces: the local part starts after the last such
@@ -461,12 +452,12 @@ def _unglued(candidate: str) -> tuple[int, int]:
         return first, last
     at = candidate.rfind("@")
     local, domain = candidate[:at], candidate[at + 1 :]
-    glued = [m.end() for m in _SPACELESS_LETTERS.finditer(local)]
+    glued = [m.end() for m in SPACELESS_LETTERS.finditer(local)]
     # Cut only where an ASCII local part remains: "用户@例子.广告" is an address as it is.
     if glued and glued[-1] < at and local[glued[-1] :].isascii() and not local.startswith('"'):
         first = glued[-1]
     dot = domain.rfind(".")
-    tail = _SPACELESS_LETTERS.search(domain, dot + 1)
+    tail = SPACELESS_LETTERS.search(domain, dot + 1)
     if tail is not None and domain[: tail.start()].isascii() and tail.start() > dot + 2:
         last = at + 1 + tail.start()
     return first, last

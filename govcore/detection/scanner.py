@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import re2  # type: ignore[import-untyped]
 
-from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
+from govcore.detection.normalize import VALUE_START, NormalizedText, normalize, skeleton_of
 from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS, Detector, secret_detectors
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import DetectRule, PolicyDocument
@@ -582,14 +582,9 @@ def _window_spans(
             position = chars.byte(accepted[1])
 
 
-# Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
-# slash that joins it to a digit ("123-45-6789": "45" and "6789" continue the first group).
-_WORD_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
-
-
 def _next_word_start(text: str, start: int, end: int) -> int:
     """The first position in ``[start, end)`` where a new value may begin, else ``end``."""
-    found = _WORD_START.search(text, start, end)
+    found = VALUE_START.search(text, start, end)
     return end if found is None else found.start()
 
 

@@ -30,7 +30,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from govcore.detection.normalize import ascii_look_alike, look_alikes
+from govcore.detection.normalize import (
+    SPACELESS_LETTERS,
+    VALUE_START,
+    ascii_look_alike,
+    look_alikes,
+)
 
 __all__ = [
     "FAMILIES",
@@ -1518,17 +1523,9 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-# Scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer): their prose runs
-# straight into a token ("このトークンghp_...は"), which is not glued to a word for that.
-_SPACELESS = re.compile(
-    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
-)
-
-
 def _glues(char: str) -> bool:
     """Whether ``char`` next to a token makes it part of a longer word."""
-    return (char.isalnum() or char == "_") and _SPACELESS.match(char) is None
+    return (char.isalnum() or char == "_") and SPACELESS_LETTERS.match(char) is None
 
 
 def _token_at(text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
@@ -1732,9 +1729,6 @@ def secret_patterns(options: SecretOptions = _DEFAULT_OPTIONS) -> tuple[SecretPa
 
 
 _RE2_GROUPS: dict[str, re.Pattern[str]] = {}
-# Where a new value may begin (the scanner's rule, govcore/detection/scanner.py): a letter or
-# digit after neither another one nor a hyphen, dot or slash that joins it to a digit.
-_WORD_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
 
 
 def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[SecretMatch]:
@@ -1762,7 +1756,7 @@ def find_secrets(text: str, options: SecretOptions = _DEFAULT_OPTIONS) -> list[S
                 # the marker is too long) may hide one that starts at a later word inside it.
                 if group == "keys":
                     continue
-                inside = _WORD_START.search(text, begin + 1, stop)
+                inside = VALUE_START.search(text, begin + 1, stop)
                 if inside is not None:
                     position = inside.start()
                 continue
