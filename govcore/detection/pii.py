@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
-from govcore.detection.normalize import SPACELESS_LETTERS
+from govcore.detection.normalize import SPACELESS_LETTERS, VALUE_START
 from govcore.detection.secrets import (
     PRIVATE_KEY_BEGIN,
     PRIVATE_KEY_END,
@@ -253,9 +253,6 @@ def _card_at(text: str, start: int, end: int, *, consistent: bool) -> int | None
     return None
 
 
-_NEW_NUMBER = re.compile(r"(?<!\d[\-./])(?<![^\W_])\d")
-
-
 def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if start > 0 and _glues(text[start - 1]):
         return None
@@ -271,8 +268,8 @@ def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     cut = _card_at(text, start, end, consistent=False)
     if cut is None:
         return None
-    for later in _NEW_NUMBER.finditer(text, start + 1, cut):
-        if _card_at(text, later.start(), end, consistent=True) is not None:
+    for later in VALUE_START.finditer(text, start + 1, cut):
+        if _is_digit(later.group()) and _card_at(text, later.start(), end, consistent=True):
             return None
     return start, cut, 1.0
 
