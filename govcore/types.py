@@ -14,15 +14,20 @@ if TYPE_CHECKING:
     from govcore.policy import PolicyDocument
 
 __all__ = [
+    "Admission",
+    "AsyncPipelinedStore",
+    "AsyncStore",
     "Clock",
     "ExplainableIndex",
     "IndexExplanation",
+    "PipelinedStore",
     "PolicyScore",
     "RetrievalHit",
     "RetrievalIndex",
     "Retriever",
     "Store",
     "StoreCommit",
+    "StoreReads",
     "StoreWrite",
     "TokenCounter",
 ]
@@ -73,8 +78,11 @@ class Store(Protocol):
 
     Keys are ``namespace:rest``. govcore uses the namespaces ``conv`` (conversation state),
     ``idem`` (idempotency records), ``rate`` (rate-limit windows), ``pre`` (the pre-inference
-    cache) and ``strm`` (what each session's streaming check has checked); a store may give each namespace its own capacity so that one kind of traffic never
-    evicts another kind's records.
+    cache) and ``strm`` (what each session's streaming check has checked); a store may give each
+    namespace its own capacity so that one kind of traffic never evicts another kind's records.
+    The part of a key between the first ``{`` and the next ``}`` is its hash tag: keys with the
+    same tag are updated together, so a store that shards (Redis Cluster) must keep them in one
+    shard.
 
     The store is govcore's only point of atomicity: every read-modify-write goes through
     :meth:`update` or :meth:`update_many`, and the mutation is given the time read inside the
@@ -122,6 +130,128 @@ class Store(Protocol):
 
     def delete(self, key: str) -> None:
         """Remove ``key``; removing an absent key succeeds."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoreReads:
+    """Values a store read ahead of an update, in the round trip of a request's admission.
+
+    Attributes:
+        values: the live value (or ``None``) of each key read.
+        snapshot: the store's own record of what it read (versions, for a store that commits
+            optimistically), handed back to :meth:`PipelinedStore.update_many` so that it can
+            commit without reading again. Opaque to govcore; ``None`` when there is none.
+    """
+
+    values: Mapping[str, bytes | None] = field(default_factory=dict)
+    snapshot: object | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The answer of :meth:`PipelinedStore.admit`.
+
+    Attributes:
+        wait: ``None`` when the request is admitted, else the seconds until it would be.
+        reads: the keys read in the same round trip (empty when refused).
+    """
+
+    wait: float | None
+    reads: StoreReads = field(default_factory=StoreReads)
+
+
+@runtime_checkable
+class PipelinedStore(Store, Protocol):
+    """A store that saves round trips to its server (an optional extension of :class:`Store`).
+
+    govcore uses these methods when a store has them, and otherwise does the same work with the
+    methods of :class:`Store` (an ``update`` of the rate-limit window, ``get`` of each key):
+    the behaviour is the same either way, only the number of round trips differs.
+    """
+
+    def admit(
+        self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
+    ) -> Admission:
+        """Count one request in the sliding window of ``key`` and read ``read`` in one go.
+
+        The request is admitted when fewer than ``limit`` requests were admitted in the last
+        ``window_seconds`` (by the store's clock), and then counted; a refused request is not
+        counted. Logged times after the store's ``now`` (a clock that stepped back) count as
+        ``now``. The wait of a refusal is when the oldest of the last ``limit`` admitted
+        requests leaves the window. These are the rules of :func:`govcore.core.ratelimit.admit`.
+        """
+        ...
+
+    def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+        *,
+        reads: StoreReads | None = None,
+    ) -> T:
+        """:meth:`Store.update_many`, starting from ``reads`` when they hold every key.
+
+        The store must still commit atomically: when a key changed since it was read, the
+        mutation runs again on the new values.
+        """
+        ...
+
+
+class AsyncStore(Protocol):
+    """:class:`Store` for an event loop: the same methods and rules, each awaitable.
+
+    A store for ``asyncio`` applications (:class:`govcore.AsyncGovernance`), so that waiting for
+    the store's server never blocks the loop. Mutations stay plain functions: they run between
+    the read and the write and never wait for anything.
+    """
+
+    backend_errors: tuple[type[BaseException], ...]
+    """As :attr:`Store.backend_errors`."""
+
+    async def get(self, key: str) -> bytes | None:
+        """As :meth:`Store.get`."""
+        ...
+
+    async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
+        """As :meth:`Store.set`."""
+        ...
+
+    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        """As :meth:`Store.update`."""
+        ...
+
+    async def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+    ) -> T:
+        """As :meth:`Store.update_many`."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """As :meth:`Store.delete`."""
+        ...
+
+
+@runtime_checkable
+class AsyncPipelinedStore(AsyncStore, Protocol):
+    """:class:`PipelinedStore` for an event loop."""
+
+    async def admit(
+        self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
+    ) -> Admission:
+        """As :meth:`PipelinedStore.admit`."""
+        ...
+
+    async def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+        *,
+        reads: StoreReads | None = None,
+    ) -> T:
+        """As :meth:`PipelinedStore.update_many`."""
         ...
 
 
