@@ -391,7 +391,9 @@ def _update_plan(
         raws = list((yield _Read(redis_keys)))
     for attempt in range(MAX_COMMIT_ATTEMPTS):
         now = clock()
-        commit = mutate([layout.decode(raw, now, k) for raw, k in zip(raws, keys, strict=True)], now)
+        commit = mutate(
+            [layout.decode(raw, now, k) for raw, k in zip(raws, keys, strict=True)], now
+        )
         unknown = set(commit.writes) - set(keys)
         if unknown:
             raise ValueError(f"update_many may only write the keys it read: {sorted(unknown)}")
@@ -499,7 +501,9 @@ class RedisStore:
     script touches one Redis Cluster slot. Safe to share between threads.
     """
 
-    def __init__(self, client: redis.Redis, *, clock: Clock = system_clock, prefix: str = "") -> None:
+    def __init__(
+        self, client: redis.Redis, *, clock: Clock = system_clock, prefix: str = ""
+    ) -> None:
         self._client = client
         self._clock = clock
         self._layout = _Layout(prefix)
@@ -532,7 +536,7 @@ class RedisStore:
         self._client.close()
 
     def get(self, key: str) -> bytes | None:
-        raw = self._client.get(self._layout.key(key))
+        raw: bytes | None = self._client.get(self._layout.key(key))  # type: ignore[assignment]
         return self._layout.decode(raw, self._clock(), key)
 
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
@@ -630,7 +634,7 @@ class AsyncRedisStore:
         await self._client.aclose()
 
     async def get(self, key: str) -> bytes | None:
-        raw = await self._client.get(self._layout.key(key))
+        raw: bytes | None = await self._client.get(self._layout.key(key))  # type: ignore[assignment]
         return self._layout.decode(raw, self._clock(), key)
 
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:

@@ -95,7 +95,9 @@ class AsyncStoreConformance:
 
         async def body(store: AsyncStore, clock: FakeClock) -> None:
             await store.set("k", b"v", expires_at=clock.now + 10)
-            assert await store.update("k", lambda raw, now: StoreWrite(None, now + 1000, "r")) == "r"
+            assert (
+                await store.update("k", lambda raw, now: StoreWrite(None, now + 1000, "r")) == "r"
+            )
             clock.advance(10)
             assert await store.get("k") is None
 
@@ -204,7 +206,10 @@ class AsyncStoreConformance:
 
             def transfer(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
                 x, y = (int(v or b"0") for v in values)
-                writes = {"x": (str(x - 1).encode(), now + 100), "y": (str(y + 1).encode(), now + 100)}
+                writes = {
+                    "x": (str(x - 1).encode(), now + 100),
+                    "y": (str(y + 1).encode(), now + 100),
+                }
                 return StoreCommit(None, writes)
 
             async def worker() -> None:

@@ -8,7 +8,7 @@ an :class:`~govcore.types.AsyncPipelinedStore`. A store without ``admit`` skips 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TypeVar
 
 from govcore.testing.clock import FakeClock
@@ -20,12 +20,13 @@ from govcore.types import (
     Store,
     StoreCommit,
     StoreReads,
+    StoreWrite,
 )
 
 __all__ = ["AsyncPipelinedStoreConformance", "PipelinedStoreConformance"]
 
 T = TypeVar("T")
-_Body = Callable[[AsyncPipelinedStore, FakeClock], Awaitable[None]]
+_Body = Callable[[AsyncPipelinedStore, FakeClock], Coroutine[object, object, None]]
 WINDOW = 60.0
 
 
@@ -42,8 +43,8 @@ class _Awaiting:
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         self.store.set(key, value, expires_at=expires_at)
 
-    async def update(self, key: str, mutate: Callable[..., object]) -> object:
-        return self.store.update(key, mutate)  # type: ignore[arg-type]
+    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        return self.store.update(key, mutate)
 
     async def update_many(
         self,

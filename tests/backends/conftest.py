@@ -47,7 +47,8 @@ def redis_server() -> Iterator[RedisServer]:
 def fresh_url(server: RedisServer, **parameters: str) -> str:
     """The server's URL with a key prefix no other test uses."""
     query = "&".join(
-        f"{name}={value}" for name, value in {"prefix": f"t{uuid.uuid4().hex}:", **parameters}.items()
+        f"{name}={value}"
+        for name, value in {"prefix": f"t{uuid.uuid4().hex}:", **parameters}.items()
     )
     return f"{server.url}?{query}"
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.backends import store_from_url
+from govcore.config import GovernanceSettings
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
 from govcore.decisions import Decision, decision_log_from_settings
-from govcore.config import GovernanceSettings
 from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
@@ -52,7 +52,7 @@ def _within(seconds: float, call: Callable[[], Any]) -> BaseException | None:
     def run() -> None:
         try:
             call()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
+        except BaseException as exc:
             raised[0] = exc
 
     thread = threading.Thread(target=run, daemon=True)
@@ -71,7 +71,9 @@ _STEPS = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(steps=st.lists(_STEPS, min_size=1, max_size=40), limit=st.integers(1, 5))
 def test_admission_decides_as_the_pure_rate_limiter(
     redis_server: RedisServer, steps: list[float], limit: int
@@ -379,14 +381,24 @@ def test_decisions_go_to_a_bounded_stream(redis_server: RedisServer) -> None:
     for n in range(300):
         sink.record(
             Decision(
-                f"d{n}", "t", "acme", "key1", "check-tool-call", "s", ("p",), "allow", 0, 0.0, 1.0,
+                f"d{n}",
+                "t",
+                "acme",
+                "key1",
+                "check-tool-call",
+                "s",
+                ("p",),
+                "allow",
+                0,
+                0.0,
+                1.0,
                 1_800_000_000.0 + n,
             )
         )
     admin = redis.Redis.from_url(redis_server.url)
     length = admin.xlen("audit")
     assert 10 <= length < 300
-    (_, fields), = admin.xrevrange("audit", count=1)
+    ((_, fields),) = admin.xrevrange("audit", count=1)
     assert b'"decision_id":"d299"' in fields[b"decision"]
     admin.delete("audit")
     admin.close()
