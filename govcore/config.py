@@ -92,6 +92,12 @@ class GovernanceSettings(_ConfigModel):
     """A conversation keeps this many of its latest binding events."""
     decision_log_path: str | None = None
     """Append decisions as JSON lines to this file instead of keeping them in memory."""
+    decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
+    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
+    ``rediss://`` URL with optional ``stream`` (the stream's key, default
+    ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
+    1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
+    Kept out of ``repr``: a URL may hold a password."""
     decision_log_size: Annotated[int, Field(ge=1)] = 10_000
     """How many decisions the in-memory decision log keeps."""
     decision_log_include_text: bool = False

@@ -16,12 +16,22 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from govcore.core.conversation import iso_timestamp
-from govcore.errors import ConfigError
+from govcore.errors import ConfigError, ConfigProblem
 
-__all__ = ["Decision", "DecisionLog", "DecisionQueue", "JsonlDecisionLog", "MemoryDecisionLog"]
+if TYPE_CHECKING:
+    from govcore.config import GovernanceSettings
+
+__all__ = [
+    "Decision",
+    "DecisionLog",
+    "DecisionQueue",
+    "JsonlDecisionLog",
+    "MemoryDecisionLog",
+    "decision_log_from_settings",
+]
 
 _log = logging.getLogger("govcore.decisions")
 
@@ -122,6 +132,42 @@ class JsonlDecisionLog:
         line = decision.to_json() + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as sink:
             sink.write(line)
+
+
+def decision_log_from_settings(settings: GovernanceSettings) -> DecisionLog:
+    """The sink the settings choose: a Redis stream (``decision_log_stream``), a JSON-lines file
+    (``decision_log_path``), or else the latest ``decision_log_size`` decisions in memory.
+
+    Raises:
+        ConfigError: both ``decision_log_path`` and ``decision_log_stream`` are set, the file
+            cannot be appended to, or the stream's URL is refused (the message never quotes
+            its credentials).
+    """
+    stream, path = settings.decision_log_stream, settings.decision_log_path
+    if stream and path:
+        raise ConfigError(
+            [
+                ConfigProblem(
+                    "settings.decision_log_stream",
+                    "set either decision_log_path or decision_log_stream, not both",
+                )
+            ]
+        )
+    if stream:
+        from govcore.backends import _redact_url, _scrub, _secrets_of
+        from govcore.backends.redis import RedisDecisionLog
+
+        try:
+            return RedisDecisionLog.from_url(stream)
+        except ValueError as exc:
+            reason = _scrub(str(exc), _secrets_of(stream))
+            shown = _redact_url(stream)
+            raise ConfigError(
+                [ConfigProblem("settings.decision_log_stream", f"{shown!r} is refused: {reason}")]
+            ) from None
+    if path:
+        return JsonlDecisionLog(path)
+    return MemoryDecisionLog(settings.decision_log_size)
 
 
 class DecisionQueue:

@@ -1,10 +1,12 @@
 """Storage and retrieval backends, chosen by name in the configuration.
 
-``settings.store`` is a URL whose scheme names a store (``memory://``); ``settings.retriever``
-names a retriever (``tfidf``). :func:`store_from_url` and :func:`retriever_from_name` look the
-name up in two entry-point groups, ``govcore.stores`` (scheme to ``"module:Class"``) and
-``govcore.retrievers`` (name to ``"module:Class"``), where govcore declares its built-ins and
-any installed distribution can declare more; :func:`register_store` and
+``settings.store`` is a URL whose scheme names a store (``memory://``, ``redis://``);
+``settings.retriever`` names a retriever (``tfidf``). :func:`store_from_url`,
+:func:`async_store_from_url` and :func:`retriever_from_name` look the name up in three
+entry-point groups, ``govcore.stores`` and ``govcore.async_stores`` (scheme to
+``"module:Class"``, for threads and for ``asyncio``) and ``govcore.retrievers`` (name to
+``"module:Class"``), where govcore declares its built-ins and any installed distribution can
+declare more; :func:`register_store`, :func:`register_async_store` and
 :func:`register_retriever` add backends from code, and win over entry points.
 
 Nothing is looked up or imported until a backend is asked for: ``import govcore`` reads no
@@ -21,15 +23,18 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from govcore._clock import system_clock
 from govcore.errors import ConfigError, ConfigProblem
-from govcore.types import Clock, Retriever, Store
+from govcore.types import AsyncStore, Clock, Retriever, Store
 
 if TYPE_CHECKING:
     from govcore.config import GovernanceSettings
 
 __all__ = [
+    "ASYNC_STORE_GROUP",
     "RETRIEVER_GROUP",
     "STORE_GROUP",
+    "async_store_from_url",
     "from_url",
+    "register_async_store",
     "register_retriever",
     "register_store",
     "retriever_from_name",
@@ -39,6 +44,8 @@ __all__ = [
 
 STORE_GROUP = "govcore.stores"
 """Entry-point group of store backends: URL scheme -> ``"module:Class"``."""
+ASYNC_STORE_GROUP = "govcore.async_stores"
+"""Entry-point group of stores for ``asyncio``: URL scheme -> ``"module:Class"``."""
 RETRIEVER_GROUP = "govcore.retrievers"
 """Entry-point group of retrievers: name -> ``"module:Class"``."""
 
@@ -68,7 +75,7 @@ class _Registry:
 
         found: dict[str, list[tuple[str, str]]] = {}
         for entry in metadata.entry_points(group=self.group):
-            name = entry.name.lower() if self.group == STORE_GROUP else entry.name
+            name = entry.name.lower() if self.group != RETRIEVER_GROUP else entry.name
             owner = entry.dist.name if entry.dist is not None else "an unknown distribution"
             targets = found.setdefault(name, [])
             # The same declaration seen twice (an editable install and its build directory
@@ -120,6 +127,7 @@ class _Registry:
 
 
 _STORES = _Registry(STORE_GROUP, "settings.store", "store")
+_ASYNC_STORES = _Registry(ASYNC_STORE_GROUP, "settings.store", "async_store")
 _RETRIEVERS = _Registry(RETRIEVER_GROUP, "settings.retriever", "retriever")
 
 
@@ -131,6 +139,12 @@ def register_store(scheme: str, target: str | type[Any]) -> None:
     ``Class(clock=clock, **query_parameters)``. Registration wins over entry points.
     """
     _STORES.registered[scheme.lower()] = target
+
+
+def register_async_store(scheme: str, target: str | type[Any]) -> None:
+    """Make :func:`async_store_from_url` build ``target`` for URLs of ``scheme`` (as
+    :func:`register_store` does for :func:`store_from_url`)."""
+    _ASYNC_STORES.registered[scheme.lower()] = target
 
 
 def register_retriever(name: str, target: str | type[Any]) -> None:
@@ -151,28 +165,45 @@ def store_from_url(url: str, *, clock: Clock) -> Store:
             that cannot be imported or that refuses the URL. The URL is echoed with its user,
             password and password-like query parameters replaced by ``***``.
     """
+    return _build_store(_STORES, url, clock)  # type: ignore[no-any-return]
+
+
+def async_store_from_url(url: str, *, clock: Clock) -> AsyncStore:
+    """:func:`store_from_url` for ``asyncio``: the store a URL names, with awaitable methods.
+
+    The scheme is looked up with :func:`register_async_store`, then the
+    ``govcore.async_stores`` entry points (govcore declares ``memory``, ``redis`` and
+    ``rediss``); the rest is as :func:`store_from_url`.
+
+    Raises:
+        ConfigError: about ``settings.store``, as :func:`store_from_url`.
+    """
+    return _build_store(_ASYNC_STORES, url, clock)  # type: ignore[no-any-return]
+
+
+def _build_store(registry: _Registry, url: str, clock: Clock) -> Any:
     shown = repr(_redact_url(url))
     secrets = _secrets_of(url)
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError for a port that is not a number in range
     except ValueError:
-        raise _STORES.error(f"malformed store URL {shown}") from None
+        raise registry.error(f"malformed store URL {shown}") from None
     scheme = parts.scheme.lower()
     if not scheme or not _SCHEME.match(url):
-        raise _STORES.error(f"store URL {shown} has no scheme (for example memory://)")
-    cls = _STORES.load(scheme, f"scheme {scheme!r} (store URL {shown})", suffix="://")
+        raise registry.error(f"store URL {shown} has no scheme (for example memory://)")
+    cls = registry.load(scheme, f"scheme {scheme!r} (store URL {shown})", suffix="://")
     try:
         if hasattr(cls, "from_url"):
-            return cls.from_url(url, clock=clock)  # type: ignore[no-any-return]
+            return cls.from_url(url, clock=clock)
         if parts.netloc or parts.path not in ("", "/") or parts.fragment:
             raise ValueError(
                 f"{scheme}:// takes only query parameters, not a user, password, host or path"
             )
-        return cls(clock=clock, **_query_options(parts.query))  # type: ignore[no-any-return]
+        return cls(clock=clock, **_query_options(parts.query))
     except (TypeError, ValueError) as exc:
         reason = _scrub(str(exc), secrets)
-        raise _STORES.error(f"store URL {shown} is refused: {reason}") from None
+        raise registry.error(f"store URL {shown} is refused: {reason}") from None
 
 
 def retriever_from_name(name: str, **options: Any) -> Retriever:

@@ -14,7 +14,13 @@ from urllib.parse import parse_qsl, urlsplit
 from govcore._clock import system_clock
 from govcore.types import Clock, StoreCommit, StoreWrite
 
-__all__ = ["DEFAULT_CAPACITIES", "ENTRY_OVERHEAD_BYTES", "MemoryStore", "NamespaceCapacity"]
+__all__ = [
+    "DEFAULT_CAPACITIES",
+    "ENTRY_OVERHEAD_BYTES",
+    "AsyncMemoryStore",
+    "MemoryStore",
+    "NamespaceCapacity",
+]
 
 T = TypeVar("T")
 _Entry = tuple[float, bytes]  # (expires_at, value)
@@ -281,3 +287,50 @@ class MemoryStore:
             entry = None if namespace is None else namespace.entries.get(key)
             if entry is not None and entry[0] == expires_at:
                 self._remove(key)
+
+
+class AsyncMemoryStore:
+    """:class:`MemoryStore` for ``asyncio`` (an :class:`~govcore.types.AsyncStore`).
+
+    Its methods call the wrapped store's directly: the lock is only held for dictionary work,
+    never while waiting for anything, so the event loop is never blocked for longer than a
+    synchronous call would take.
+
+    Args:
+        store: the store to share (default a new one with ``clock`` and ``capacities``).
+    """
+
+    backend_errors: tuple[type[BaseException], ...] = ()
+
+    def __init__(
+        self,
+        store: MemoryStore | None = None,
+        *,
+        clock: Clock = system_clock,
+        capacities: Mapping[str, NamespaceCapacity] | None = None,
+    ) -> None:
+        self.store = store if store is not None else MemoryStore(clock=clock, capacities=capacities)
+
+    @classmethod
+    def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncMemoryStore:
+        """As :meth:`MemoryStore.from_url`."""
+        return cls(MemoryStore.from_url(url, clock=clock))
+
+    async def get(self, key: str) -> bytes | None:
+        return self.store.get(key)
+
+    async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
+        self.store.set(key, value, expires_at=expires_at)
+
+    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        return self.store.update(key, mutate)
+
+    async def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+    ) -> T:
+        return self.store.update_many(keys, mutate)
+
+    async def delete(self, key: str) -> None:
+        self.store.delete(key)

@@ -1,13 +1,28 @@
-"""Helpers for testing code that embeds govcore, and the store conformance suite.
+"""Helpers for testing code that embeds govcore, and the store conformance suites.
 
 ``FakeClock`` is a clock you move by hand; pass it to ``Governance.from_config(config,
 clock=clock)``. ``StoreConformance`` holds the behaviour every :class:`~govcore.types.Store` must
-have: subclass it in a pytest module and provide a ``make_store(clock)`` fixture method.
+have: subclass it in a pytest module and provide a ``make_store(clock)`` method.
+``AsyncStoreConformance`` is the same for an :class:`~govcore.types.AsyncStore`, and
+``PipelinedStoreConformance`` / ``AsyncPipelinedStoreConformance`` hold the behaviour of the
+optional ``admit`` and ``reads`` (skipped for a store without them). ``RedisServer``
+(:mod:`govcore.testing.redis`) starts a throwaway ``redis-server`` for tests.
 """
 
 from __future__ import annotations
 
+from govcore.testing.async_store import AsyncStoreConformance
 from govcore.testing.clock import FakeClock
+from govcore.testing.pipelined import AsyncPipelinedStoreConformance, PipelinedStoreConformance
+from govcore.testing.redis import RedisServer, RedisServerError
 from govcore.testing.store import StoreConformance
 
-__all__ = ["FakeClock", "StoreConformance"]
+__all__ = [
+    "AsyncPipelinedStoreConformance",
+    "AsyncStoreConformance",
+    "FakeClock",
+    "PipelinedStoreConformance",
+    "RedisServer",
+    "RedisServerError",
+    "StoreConformance",
+]

@@ -309,11 +309,11 @@ def test_a_built_and_installed_distribution_plugs_in(tmp_path: Path) -> None:
 def test_unknown_scheme_names_the_setting_and_choices_without_credentials() -> None:
     """An unknown scheme is a settings.store error listing the known schemes, no user or password."""
     with pytest.raises(ConfigError) as caught:
-        store_from_url(f"redis://admin:{SECRET}@host:6379/0", clock=FakeClock())
+        store_from_url(f"mongodb://admin:{SECRET}@host:27017/0", clock=FakeClock())
     problem = _problem(caught)
-    assert problem.startswith("settings.store: unknown scheme 'redis'")
-    assert "known: memory://" in problem
-    assert "host:6379/0" in problem
+    assert problem.startswith("settings.store: unknown scheme 'mongodb'")
+    assert "known: memory://, redis://, rediss://" in problem
+    assert "host:27017/0" in problem
     assert SECRET not in str(caught.value)
     assert "admin" not in str(caught.value)
 

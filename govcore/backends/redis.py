@@ -1,0 +1,751 @@
+"""Stores on Redis (or Valkey): :class:`RedisStore` for threads, :class:`AsyncRedisStore` for
+``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream.
+
+Everything that decides (the URL's options, the value layout, the key mapping, the Lua scripts,
+the reading of their answers and the retry loop) is written once in this module as plain
+functions and *plans*: generators that yield the round trips they need (:class:`_Read`,
+:class:`_Commit`, :class:`_Pause`) and receive the answers. The two store classes only carry
+those round trips out, one with ``redis``, the other with ``redis.asyncio``. The ``redis``
+package (the ``govcore[redis]`` extra) is imported when a store is built, never before.
+
+The design and its reasons: docs/decisions/redis-store.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import secrets
+import struct
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from govcore._clock import system_clock
+from govcore.types import Admission, Clock, StoreCommit, StoreReads, StoreWrite
+
+if TYPE_CHECKING:
+    import redis
+    import redis.asyncio
+
+    from govcore.decisions import Decision
+
+__all__ = [
+    "AsyncRedisStore",
+    "RedisDecisionLog",
+    "RedisOptions",
+    "RedisStore",
+    "StoreContentionError",
+]
+
+T = TypeVar("T")
+
+TOKEN_BYTES = 8
+"""Each stored value starts with a random version token of this many bytes."""
+_EXPIRY = struct.Struct(">d")
+_HEADER_BYTES = TOKEN_BYTES + _EXPIRY.size
+
+GC_MARGIN_SECONDS = 60.0
+"""How long past its logical expiry Redis keeps a value before dropping it (the server's TTL is
+only garbage collection: expiry is decided by govcore's clock, which may run ahead of or behind
+the server's)."""
+
+MAX_COMMIT_ATTEMPTS = 32
+"""Optimistic commits tried before an update gives up with :class:`StoreContentionError`."""
+_FREE_RETRIES = 2  # conflicts retried at once; later ones wait a little, randomly, first
+
+_DEFAULT_PREFIX = "govcore:"
+_DEFAULT_SOCKET_TIMEOUT = 1.0
+_DEFAULT_CONNECT_TIMEOUT = 0.5
+_DEFAULT_MAX_CONNECTIONS = 64
+_DEFAULT_RETRIES = 1
+
+
+class StoreContentionError(Exception):
+    """An update lost its optimistic commit :data:`MAX_COMMIT_ATTEMPTS` times in a row.
+
+    Declared in the stores' ``backend_errors``: the caller gets a retryable 503.
+    """
+
+
+# --- options --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RedisOptions:
+    """What a ``redis://`` or ``rediss://`` URL says.
+
+    ``redis://[user:password@]host[:port][/db][?parameters]``; ``rediss://`` is the same over
+    TLS. The parameters (all optional):
+
+    - ``prefix``: prepended to every key (default ``govcore:``), so that several deployments
+      can share a database;
+    - ``socket_timeout``: seconds a command may wait for its answer (default 1);
+    - ``connect_timeout``: seconds a connection may take to open (default 0.5);
+    - ``max_connections``: the most connections the pool opens (default 64); a call that
+      needs one more fails at once, as the server being unavailable would;
+    - ``retries``: how many times a command that failed on the connection (refused, reset,
+      timed out) is sent again (default 1; 0 to never). Every command is safe to send twice.
+
+    ``repr`` shows no user or password.
+    """
+
+    host: str
+    port: int
+    db: int
+    tls: bool
+    prefix: str = _DEFAULT_PREFIX
+    socket_timeout: float = _DEFAULT_SOCKET_TIMEOUT
+    connect_timeout: float = _DEFAULT_CONNECT_TIMEOUT
+    max_connections: int = _DEFAULT_MAX_CONNECTIONS
+    retries: int = _DEFAULT_RETRIES
+    username: str | None = field(default=None, repr=False)
+    password: str | None = field(default=None, repr=False)
+    extra: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Parameters left for the caller (a decision log's ``stream`` and ``maxlen``)."""
+
+    @classmethod
+    def parse(cls, url: str, *, extra: frozenset[str] = frozenset()) -> RedisOptions:
+        """Read ``url``; ``extra`` names further parameters to accept and keep in ``extra``.
+
+        Raises:
+            ValueError: a malformed URL, an unknown parameter or a bad value, naming it (never
+                quoting a user or password).
+        """
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            raise ValueError("malformed Redis URL (host or port)") from None
+        scheme = parts.scheme.lower()
+        if scheme not in ("redis", "rediss"):
+            raise ValueError(f"a Redis URL starts with redis:// or rediss://, not {scheme}://")
+        if parts.fragment:
+            raise ValueError("a Redis URL takes no #fragment")
+        db_text = parts.path.strip("/") or "0"
+        if not (db_text.isascii() and db_text.isdigit()):
+            raise ValueError("the path of a Redis URL is a database number (/0)")
+        given: dict[str, str] = {}
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
+            if name in given:
+                raise ValueError(f"parameter {name!r} is given twice")
+            given[name] = value
+        known = {"prefix", "socket_timeout", "connect_timeout", "max_connections", "retries"}
+        unknown = sorted(set(given) - known - extra)
+        if unknown:
+            allowed = ", ".join(sorted(known | extra))
+            raise ValueError(f"unknown parameter {unknown[0]!r} (known: {allowed})")
+        prefix = given.get("prefix", _DEFAULT_PREFIX)
+        if "{" in prefix or "}" in prefix:
+            # A brace in the prefix would become every key's hash tag: one Cluster shard.
+            raise ValueError("parameter 'prefix' may not contain '{' or '}'")
+        return cls(
+            host=parts.hostname or "localhost",
+            port=port or 6379,
+            db=int(db_text),
+            tls=scheme == "rediss",
+            prefix=prefix,
+            socket_timeout=_seconds(given, "socket_timeout", _DEFAULT_SOCKET_TIMEOUT),
+            connect_timeout=_seconds(given, "connect_timeout", _DEFAULT_CONNECT_TIMEOUT),
+            max_connections=_whole(given, "max_connections", _DEFAULT_MAX_CONNECTIONS, 1),
+            retries=_whole(given, "retries", _DEFAULT_RETRIES, 0),
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password is not None else None,
+            extra={name: given[name] for name in extra if name in given},
+        )
+
+    def client_arguments(self) -> dict[str, Any]:
+        """Keyword arguments of ``redis.Redis`` and ``redis.asyncio.Redis`` (imports redis)."""
+        from redis.backoff import ExponentialBackoff
+        from redis.retry import Retry
+
+        return {
+            "host": self.host,
+            "port": self.port,
+            "db": self.db,
+            "username": self.username,
+            "password": self.password,
+            "ssl": self.tls,
+            "socket_timeout": self.socket_timeout,
+            "socket_connect_timeout": self.connect_timeout,
+            "max_connections": self.max_connections,
+            # Bounded and short: a store call must fail within a few timeouts, never hang.
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
+        }
+
+    def shown(self) -> str:
+        """The URL without credentials, for messages and ``repr``."""
+        scheme = "rediss" if self.tls else "redis"
+        return f"{scheme}://{self.host}:{self.port}/{self.db}?prefix={self.prefix}"
+
+
+def _seconds(given: Mapping[str, str], name: str, default: float) -> float:
+    if name not in given:
+        return default
+    try:
+        value = float(given[name])
+    except ValueError:
+        raise ValueError(f"parameter {name!r} must be a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= 3600):
+        raise ValueError(f"parameter {name!r} must be more than 0 and at most 3600 seconds")
+    return value
+
+
+def _whole(given: Mapping[str, str], name: str, default: int, least: int) -> int:
+    if name not in given:
+        return default
+    text = given[name]
+    if not (text.isascii() and text.isdigit()) or int(text) < least or int(text) > 100_000:
+        raise ValueError(f"parameter {name!r} must be a whole number from {least} to 100000")
+    return int(text)
+
+
+def _import_redis() -> None:
+    """Import ``redis``, or say which extra provides it (a ``ValueError``: a refused setting)."""
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "the Redis backend needs the redis package: pip install 'govcore[redis]'"
+        ) from None
+
+
+def backend_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that mean "Redis is unavailable" (imports redis).
+
+    Connection failures (refused, reset, authentication, too many connections, still loading
+    its data), timeouts, a read-only replica, a server out of memory, a Cluster that is down or
+    resharding, and an update that kept losing its optimistic commit.
+    """
+    from redis import exceptions
+
+    return (
+        exceptions.ConnectionError,
+        exceptions.TimeoutError,
+        exceptions.ReadOnlyError,
+        exceptions.OutOfMemoryError,
+        exceptions.ClusterDownError,
+        exceptions.TryAgainError,
+        StoreContentionError,
+    )
+
+
+# --- values ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How govcore's keys and values look in Redis.
+
+    A value is ``token (8 random bytes) | expires_at (big-endian double) | payload``. The token
+    changes with every write, so an optimistic commit can tell whether a key was written since
+    it was read; ``expires_at`` is the logical expiry, checked against the store's clock.
+    """
+
+    prefix: str
+
+    def key(self, key: str) -> str:
+        return self.prefix + key
+
+    @staticmethod
+    def encode(token: bytes, payload: bytes, expires_at: float) -> bytes:
+        return token + _EXPIRY.pack(expires_at) + payload
+
+    @staticmethod
+    def decode(raw: bytes | None, now: float, key: str) -> bytes | None:
+        """The live payload of ``raw``, or ``None`` when absent or expired at ``now``."""
+        if raw is None:
+            return None
+        if len(raw) < _HEADER_BYTES:
+            raise ValueError(f"the value at {key!r} was not written by govcore (too short)")
+        (expires_at,) = _EXPIRY.unpack_from(raw, TOKEN_BYTES)
+        return raw[_HEADER_BYTES:] if expires_at > now else None
+
+    @staticmethod
+    def token_of(raw: bytes | None) -> bytes:
+        return b"" if raw is None else raw[:TOKEN_BYTES]
+
+    @staticmethod
+    def ttl_ms(expires_at: float, now: float) -> int:
+        """The server-side TTL: the logical lifetime (at least 1 ms) plus the margin."""
+        return max(1, math.ceil((expires_at - now) * 1000)) + int(GC_MARGIN_SECONDS * 1000)
+
+
+def _new_token() -> bytes:
+    return secrets.token_bytes(TOKEN_BYTES)
+
+
+# --- scripts --------------------------------------------------------------------------------
+
+COMMIT_SCRIPT = """
+-- KEYS: every key the mutation read. ARGV[1]: this commit's token; then three arguments per
+-- key: the token it had when read ('' when absent), its new value ('' to leave it alone) and
+-- the new value's TTL in milliseconds.
+local token = ARGV[1]
+local current = {}
+local stale = false
+for i, key in ipairs(KEYS) do
+  local raw = redis.call('GET', key)
+  current[i] = raw
+  local seen = raw and string.sub(raw, 1, 8) or ''
+  if ARGV[3 * i] ~= '' and seen == token then
+    return {1} -- this very commit was applied already: its reply was lost and it was resent
+  end
+  if seen ~= ARGV[3 * i - 1] then stale = true end
+end
+if stale then
+  local answer = {0}
+  for i = 1, #KEYS do answer[i + 1] = current[i] end
+  return answer
+end
+for i, key in ipairs(KEYS) do
+  if ARGV[3 * i] ~= '' then
+    redis.call('SET', key, ARGV[3 * i], 'PX', ARGV[3 * i + 1])
+  end
+end
+return {1}
+"""
+"""Writes all of a commit's values if none of its keys changed since read, else answers
+``{0, current values...}`` so that the next attempt needs no read of its own."""
+
+ADMIT_SCRIPT = """
+-- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
+-- this request's member, the key's TTL in milliseconds. Times travel as the exact decimal
+-- strings govcore sent: a Lua number would be rounded to 14 digits on its way to a command.
+local key = KEYS[1]
+if redis.call('ZSCORE', key, ARGV[4]) then
+  return {1} -- this very request was admitted already: its reply was lost and it was resent
+end
+local future = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf')
+for _, member in ipairs(future) do
+  redis.call('ZADD', key, ARGV[1], member) -- a clock that stepped back: the future is now
+end
+redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[2])
+local count = redis.call('ZCARD', key)
+local limit = tonumber(ARGV[3])
+if count >= limit then
+  local oldest = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+  return {0, oldest[2]}
+end
+redis.call('ZADD', key, ARGV[1], ARGV[4])
+redis.call('PEXPIRE', key, ARGV[5])
+return {1}
+"""
+"""A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
+``{1}`` when admitted, else ``{0, score}`` where ``score`` is the time of the oldest of the last
+``limit`` admitted requests."""
+
+
+# --- plans ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """Round trip: the raw values of ``keys`` (Redis keys), one atomic MGET."""
+
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Commit:
+    """Round trip: run :data:`COMMIT_SCRIPT`; the answer is the script's reply."""
+
+    keys: tuple[str, ...]
+    args: tuple[bytes | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pause:
+    """Wait ``seconds`` before the next attempt (contention)."""
+
+    seconds: float
+
+
+_Step = _Read | _Commit | _Pause
+_Plan = Generator[_Step, Any, T]
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """What an admission read: the raw values (with their tokens) by govcore key."""
+
+    raws: Mapping[str, bytes | None]
+
+
+def _update_plan(
+    layout: _Layout,
+    clock: Clock,
+    keys: Sequence[str],
+    mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+    reads: StoreReads | None,
+) -> _Plan[T]:
+    """Read (unless ``reads`` hold every key), mutate, commit; on conflict, mutate again."""
+    redis_keys = tuple(layout.key(k) for k in keys)
+    snapshot = reads.snapshot if reads is not None else None
+    if isinstance(snapshot, _Snapshot) and all(k in snapshot.raws for k in keys):
+        raws: list[bytes | None] = [snapshot.raws[k] for k in keys]
+    else:
+        raws = list((yield _Read(redis_keys)))
+    for attempt in range(MAX_COMMIT_ATTEMPTS):
+        now = clock()
+        commit = mutate(
+            [layout.decode(raw, now, k) for raw, k in zip(raws, keys, strict=True)], now
+        )
+        unknown = set(commit.writes) - set(keys)
+        if unknown:
+            raise ValueError(f"update_many may only write the keys it read: {sorted(unknown)}")
+        if not commit.writes:
+            return commit.result  # nothing to write: the read was atomic, so is the answer
+        token = _new_token()
+        args: list[bytes | int] = [token]
+        for key, raw in zip(keys, raws, strict=True):
+            args.append(layout.token_of(raw))
+            write = commit.writes.get(key)
+            if write is None:
+                args += [b"", 0]
+            else:
+                value, expires_at = write
+                args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
+        answer = yield _Commit(redis_keys, tuple(args))
+        if int(answer[0]) == 1:
+            return commit.result
+        raws = list(answer[1:])
+        raws += [None] * (len(keys) - len(raws))  # trailing nil replies may be cut off
+        if attempt >= _FREE_RETRIES:
+            yield _Pause(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+    raise StoreContentionError(
+        f"update of {len(keys)} key(s) lost {MAX_COMMIT_ATTEMPTS} optimistic commits in a row"
+    )
+
+
+def _single(
+    key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]
+) -> Callable[[Sequence[bytes | None], float], StoreCommit[T]]:
+    """A one-key :class:`StoreWrite` mutation as an ``update_many`` mutation."""
+
+    def many(values: Sequence[bytes | None], now: float) -> StoreCommit[T]:
+        write = mutate(values[0], now)
+        if write.value is None:
+            return StoreCommit(write.result)
+        return StoreCommit(write.result, {key: (write.value, write.expires_at)})
+
+    return many
+
+
+@dataclass(frozen=True, slots=True)
+class _AdmitCall:
+    """The arguments of one admission and how to read its answers."""
+
+    layout: _Layout
+    key: str
+    read: tuple[str, ...]
+    now: float
+    window_seconds: float
+    args: tuple[bytes | str | int, ...]
+
+    @classmethod
+    def build(
+        cls, layout: _Layout, clock: Clock, key: str, limit: int, window: float, read: Sequence[str]
+    ) -> _AdmitCall:
+        if limit < 1:
+            raise ValueError("an admission limit must be at least 1")
+        if not (math.isfinite(window) and window > 0):
+            raise ValueError("an admission window must be a positive number of seconds")
+        now = clock()
+        # repr() of a float is its shortest exact decimal form: Redis parses back the same double.
+        args = (
+            repr(now),
+            repr(now - window),
+            limit,
+            _new_token(),  # unique per call: a resent admission finds itself and is not counted twice
+            math.ceil(window * 1000) + int(GC_MARGIN_SECONDS * 1000),
+        )
+        return cls(layout, layout.key(key), tuple(read), now, window, args)
+
+    def redis_read_keys(self) -> list[str]:
+        return [self.layout.key(k) for k in self.read]
+
+    def answer(self, reply: Sequence[Any], raws: Sequence[bytes | None] | None) -> Admission:
+        if int(reply[0]) == 1:
+            found = list(raws or [])
+            found += [None] * (len(self.read) - len(found))
+            by_key = dict(zip(self.read, found, strict=True))
+            values = {k: self.layout.decode(raw, self.now, k) for k, raw in by_key.items()}
+            return Admission(None, StoreReads(values, _Snapshot(by_key)))
+        oldest = float(reply[1])
+        return Admission(max(oldest + self.window_seconds - self.now, 0.0))
+
+
+def _is_no_script(error: BaseException) -> bool:
+    from redis.exceptions import NoScriptError
+
+    return isinstance(error, NoScriptError)
+
+
+# --- the stores -----------------------------------------------------------------------------
+
+
+class RedisStore:
+    """A :class:`~govcore.types.PipelinedStore` on Redis, shared by every process that uses it.
+
+    Built from ``settings.store: redis://...`` (see :class:`RedisOptions` for the URL). Expiry
+    follows the injected clock: each value carries its ``expires_at``; the server's own TTL only
+    collects garbage, :data:`GC_MARGIN_SECONDS` later. Updates commit optimistically: one read,
+    the mutation, then one script that writes everything only if nothing changed meanwhile
+    (else the mutation runs again on the values the script answered with).
+
+    All keys of one :meth:`update_many` must share a hash tag (govcore's do), so that the
+    script touches one Redis Cluster slot. Safe to share between threads.
+    """
+
+    def __init__(
+        self, client: redis.Redis, *, clock: Clock = system_clock, prefix: str = ""
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self._layout = _Layout(prefix)
+        self._commit = client.register_script(COMMIT_SCRIPT)
+        self._admit = client.register_script(ADMIT_SCRIPT)
+        self._admit_sha = self._admit.sha
+        self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
+        self._shown = f"RedisStore(prefix={prefix!r})"
+
+    @classmethod
+    def from_url(cls, url: str, *, clock: Clock = system_clock) -> RedisStore:
+        """A store from a ``redis://`` or ``rediss://`` URL (:class:`RedisOptions`).
+
+        Raises:
+            ValueError: a malformed URL or parameter (the message never quotes a credential).
+        """
+        options = RedisOptions.parse(url)
+        _import_redis()
+        import redis
+
+        store = cls(redis.Redis(**options.client_arguments()), clock=clock, prefix=options.prefix)
+        store._shown = f"RedisStore({options.shown()!r})"
+        return store
+
+    def __repr__(self) -> str:
+        return self._shown
+
+    def close(self) -> None:
+        """Close the pool's connections."""
+        self._client.close()
+
+    def get(self, key: str) -> bytes | None:
+        raw: bytes | None = self._client.get(self._layout.key(key))  # type: ignore[assignment]
+        return self._layout.decode(raw, self._clock(), key)
+
+    def set(self, key: str, value: bytes, *, expires_at: float) -> None:
+        now = self._clock()
+        encoded = self._layout.encode(_new_token(), value, expires_at)
+        self._client.set(self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now))
+
+    def delete(self, key: str) -> None:
+        self._client.delete(self._layout.key(key))
+
+    def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        return self._run(_update_plan(self._layout, self._clock, [key], _single(key, mutate), None))
+
+    def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+        *,
+        reads: StoreReads | None = None,
+    ) -> T:
+        return self._run(_update_plan(self._layout, self._clock, keys, mutate, reads))
+
+    def admit(
+        self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
+    ) -> Admission:
+        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
+        for _ in range(2):
+            pipe = self._client.pipeline(transaction=False)
+            pipe.evalsha(self._admit_sha, 1, call.key, *call.args)
+            if call.read:
+                pipe.mget(call.redis_read_keys())
+            replies = pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                self._client.script_load(ADMIT_SCRIPT)  # a restarted or flushed server
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return call.answer(replies[0], replies[1] if call.read else None)
+        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+
+    def _run(self, plan: _Plan[T]) -> T:
+        answer: Any = None
+        try:
+            while True:
+                step = plan.send(answer)
+                if isinstance(step, _Read):
+                    answer = self._client.mget(step.keys)
+                elif isinstance(step, _Commit):
+                    answer = self._commit(keys=step.keys, args=step.args)
+                else:
+                    time.sleep(step.seconds)
+                    answer = None
+        except StopIteration as done:
+            result: T = done.value
+            return result
+
+
+class AsyncRedisStore:
+    """:class:`RedisStore` for ``asyncio`` (an :class:`~govcore.types.AsyncPipelinedStore`).
+
+    The same layout, scripts and rules, through ``redis.asyncio``: waiting for Redis never
+    blocks the event loop. Use it from one event loop; :meth:`aclose` it when done.
+    """
+
+    def __init__(
+        self, client: redis.asyncio.Redis, *, clock: Clock = system_clock, prefix: str = ""
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self._layout = _Layout(prefix)
+        self._commit = client.register_script(COMMIT_SCRIPT)
+        self._admit = client.register_script(ADMIT_SCRIPT)
+        self._admit_sha = self._admit.sha
+        self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
+        self._shown = f"AsyncRedisStore(prefix={prefix!r})"
+
+    @classmethod
+    def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncRedisStore:
+        """As :meth:`RedisStore.from_url`."""
+        options = RedisOptions.parse(url)
+        _import_redis()
+        import redis.asyncio
+
+        client = redis.asyncio.Redis(**options.client_arguments())
+        store = cls(client, clock=clock, prefix=options.prefix)
+        store._shown = f"AsyncRedisStore({options.shown()!r})"
+        return store
+
+    def __repr__(self) -> str:
+        return self._shown
+
+    async def aclose(self) -> None:
+        """Close the pool's connections."""
+        await self._client.aclose()
+
+    async def get(self, key: str) -> bytes | None:
+        raw: bytes | None = await self._client.get(self._layout.key(key))  # type: ignore[assignment]
+        return self._layout.decode(raw, self._clock(), key)
+
+    async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
+        now = self._clock()
+        encoded = self._layout.encode(_new_token(), value, expires_at)
+        await self._client.set(
+            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
+        )
+
+    async def delete(self, key: str) -> None:
+        await self._client.delete(self._layout.key(key))
+
+    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        plan = _update_plan(self._layout, self._clock, [key], _single(key, mutate), None)
+        return await self._run(plan)
+
+    async def update_many(
+        self,
+        keys: Sequence[str],
+        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
+        *,
+        reads: StoreReads | None = None,
+    ) -> T:
+        return await self._run(_update_plan(self._layout, self._clock, keys, mutate, reads))
+
+    async def admit(
+        self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
+    ) -> Admission:
+        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
+        for _ in range(2):
+            pipe = self._client.pipeline(transaction=False)
+            pipe.evalsha(self._admit_sha, 1, call.key, *call.args)
+            if call.read:
+                pipe.mget(call.redis_read_keys())
+            replies = await pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                await self._client.script_load(ADMIT_SCRIPT)
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return call.answer(replies[0], replies[1] if call.read else None)
+        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+
+    async def _run(self, plan: _Plan[T]) -> T:
+        answer: Any = None
+        try:
+            while True:
+                step = plan.send(answer)
+                if isinstance(step, _Read):
+                    answer = await self._client.mget(step.keys)
+                elif isinstance(step, _Commit):
+                    answer = await self._commit(keys=step.keys, args=step.args)
+                else:
+                    await asyncio.sleep(step.seconds)
+                    answer = None
+        except StopIteration as done:
+            result: T = done.value
+            return result
+
+
+# --- the decision log -----------------------------------------------------------------------
+
+DEFAULT_STREAM = "govcore:decisions"
+DEFAULT_STREAM_MAXLEN = 1_000_000
+
+
+class RedisDecisionLog:
+    """Appends each decision (its JSON line, field ``decision``) to a Redis stream.
+
+    The stream is trimmed to about ``maxlen`` entries (``XADD ... MAXLEN ~``), so it never
+    grows without bound. Recording is a network call, so the sink is ``blocking``: the
+    decision queue's background thread delivers to it, never a check.
+
+    Built from ``settings.decision_log_stream``: a ``redis://`` or ``rediss://`` URL with the
+    connection parameters of :class:`RedisOptions` (``prefix`` aside) plus ``stream`` (the
+    stream's key, default ``govcore:decisions``) and ``maxlen`` (default 1000000).
+    """
+
+    blocking = True
+
+    def __init__(self, client: redis.Redis, *, stream: str, maxlen: int) -> None:
+        self._client = client
+        self.stream = stream
+        self.maxlen = maxlen
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisDecisionLog:
+        """A sink from a URL (see the class).
+
+        Raises:
+            ValueError: a malformed URL or parameter (never quoting a credential).
+        """
+        options = RedisOptions.parse(url, extra=frozenset({"stream", "maxlen"}))
+        _import_redis()
+        import redis
+
+        stream = options.extra.get("stream", DEFAULT_STREAM)
+        if not stream:
+            raise ValueError("parameter 'stream' must not be empty")
+        maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1)
+        return cls(redis.Redis(**options.client_arguments()), stream=stream, maxlen=maxlen)
+
+    def __repr__(self) -> str:
+        return f"RedisDecisionLog(stream={self.stream!r}, maxlen={self.maxlen})"
+
+    def record(self, decision: Decision) -> None:
+        self._client.xadd(
+            self.stream, {"decision": decision.to_json()}, maxlen=self.maxlen, approximate=True
+        )
+
+    def close(self) -> None:
+        """Close the pool's connections."""
+        self._client.close()
