@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
-from govcore.backends import retriever_from_settings, store_from_url
+from govcore.backends import async_store_from_url, retriever_from_settings, store_from_url
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
-from govcore.decisions import DecisionLog, DecisionQueue, JsonlDecisionLog, MemoryDecisionLog
+from govcore.decisions import DecisionLog, DecisionQueue, decision_log_from_settings
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
@@ -63,10 +63,7 @@ class _Deployment:
                 return given  # the caller's retriever indexes every tenant, whatever its language
 
         if decision_log is None:
-            path = settings.decision_log_path
-            decision_log = (
-                JsonlDecisionLog(path) if path else MemoryDecisionLog(settings.decision_log_size)
-            )
+            decision_log = decision_log_from_settings(settings)
         self.settings: GovernanceSettings = settings
         self.decision_log: DecisionLog = decision_log
         """The sink of decision records (they reach it from a background queue)."""
@@ -175,8 +172,9 @@ class Governance(_Deployment):
                 names (:class:`~govcore.backends.tfidf.TfidfRetriever` unless configured).
             token_counter: estimates tokens of the injection block.
             trace_ids: makes trace ids; default random 128-bit hex ids.
-            decision_log: receives one record per check; default in memory, or the JSON-lines
-                file of ``settings.decision_log_path``.
+            decision_log: receives one record per check; default in memory, the JSON-lines
+                file of ``settings.decision_log_path`` or the Redis stream of
+                ``settings.decision_log_stream``.
 
         Raises:
             ConfigError: the configuration is invalid; the message lists every problem.
@@ -273,8 +271,6 @@ class AsyncGovernance(_Deployment):
         clock = clock or system_clock
         self._owns_store = store is None
         if store is None:
-            from govcore.backends import async_store_from_url  # type: ignore[attr-defined]  # TODO(merge)
-
             store = async_store_from_url(_memory_url(config.settings), clock=clock)
         self._store: AsyncStore = store
         super().__init__(

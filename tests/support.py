@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib.util
+import os
+import shutil
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import govcore
 from govcore.core.verdict import Finding, risk_score
 from govcore.detection.scanner import Scanner, compile_rules
 from govcore.policy import PolicyDocument
-from govcore.testing import FakeClock
+from govcore.testing import FakeClock, RedisServer
 
 EXAMPLE_CONFIG = (
     Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
@@ -582,3 +588,34 @@ def applies_when_matches(policy_id: str, attributes: Mapping[str, Any] | None) -
         if not any(type(v) is type(a) and v == a for v in values for a in allowed_values):
             return False
     return True
+
+
+# --- Redis ---------------------------------------------------------------------------------------
+
+_IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def _unavailable() -> str | None:
+    if shutil.which("redis-server") is None:
+        return "no redis-server on PATH"
+    if importlib.util.find_spec("redis") is None:
+        return "needs the govcore[redis] extra: pip install 'govcore[redis]'"
+    return None
+
+
+def require_redis() -> None:
+    """Skip the calling test without Redis (fail in CI)."""
+    reason = _unavailable()
+    if reason is not None:
+        if _IN_CI:
+            pytest.fail(f"Redis tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+
+
+def fresh_url(server: RedisServer, **parameters: str) -> str:
+    """The server's URL with a key prefix no other test uses."""
+    query = "&".join(
+        f"{name}={value}"
+        for name, value in {"prefix": f"t{uuid.uuid4().hex}:", **parameters}.items()
+    )
+    return f"{server.url}?{query}"

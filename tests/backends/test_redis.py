@@ -24,8 +24,7 @@ from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
 from tests.backends import redis_workers
-from tests.backends.conftest import fresh_url, require_redis
-from tests.support import FULL_KEY, config, turn
+from tests.support import FULL_KEY, config, fresh_url, require_redis, turn
 
 pytestmark = pytest.mark.redis
 
