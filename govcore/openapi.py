@@ -103,7 +103,9 @@ def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[
     if typing.get_origin(result) is not Result:
         raise TypeError(f"{endpoint.name}: the handler must return a Result")
     (response,) = typing.get_args(result)
-    request_model = request if isinstance(request, type) and issubclass(request, BaseModel) else None
+    request_model = (
+        request if isinstance(request, type) and issubclass(request, BaseModel) else None
+    )
     if request_model is None and request is not str:
         raise TypeError(f"{endpoint.name}: the request must be a model or the path parameter")
     response_model = (

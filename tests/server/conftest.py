@@ -77,7 +77,7 @@ def serve_process(config: Path, tmp_path: Path, *, workers: int = 1) -> Iterator
     command = [sys.executable, "-m", "govcore", "serve", "--config", str(config),
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]  # fmt: skip
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
+        process = subprocess.Popen(  # noqa: S603 - our own command line
             command, cwd=_REPOSITORY, stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONPATH": str(_REPOSITORY)}, start_new_session=True,
         )  # fmt: skip
@@ -112,10 +112,14 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture
-def running_server(tmp_path: Path) -> Callable[..., contextlib.AbstractContextManager[RunningServer]]:
+def running_server(
+    tmp_path: Path,
+) -> Callable[..., contextlib.AbstractContextManager[RunningServer]]:
     """``running_server(config_path, workers=2)``: a context manager running ``govcore serve``."""
 
-    def start(config: Path, *, workers: int = 1) -> contextlib.AbstractContextManager[RunningServer]:
+    def start(
+        config: Path, *, workers: int = 1
+    ) -> contextlib.AbstractContextManager[RunningServer]:
         return serve_process(config, tmp_path, workers=workers)
 
     return start

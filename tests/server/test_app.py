@@ -128,7 +128,12 @@ def test_a_custom_mount(governance: govcore.Governance) -> None:
     app = create_app(ThreadedGovernance(governance), mount="/gov")
     body = {"sessionId": "s", "output": "fine"}
     assert call(app, "POST", "/gov/governance/post-inference", headers=AUTH, json=body).is_success
-    assert call(app, "POST", PREFIX + "/governance/post-inference", headers=AUTH, json=body).status_code == 404
+    assert (
+        call(
+            app, "POST", PREFIX + "/governance/post-inference", headers=AUTH, json=body
+        ).status_code
+        == 404
+    )
     paths = call(app, "GET", "/gov/openapi.json").json()["paths"]
     assert "/gov/governance/post-inference" in paths
     with pytest.raises(ValueError, match="mount"):
@@ -166,7 +171,9 @@ class _Client:
     async def send(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
 
-    def run(self, app: GovernanceApp, path: str, headers: list[tuple[bytes, bytes]]) -> HttpResponse:
+    def run(
+        self, app: GovernanceApp, path: str, headers: list[tuple[bytes, bytes]]
+    ) -> HttpResponse:
         scope = {
             "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
@@ -207,7 +214,9 @@ def test_a_streamed_body_over_the_limit_is_refused_after_reading_about_the_limit
     ]
 
 
-def test_the_tool_calls_limit_is_the_dispatchers(small_limit_governance: govcore.Governance) -> None:
+def test_the_tool_calls_limit_is_the_dispatchers(
+    small_limit_governance: govcore.Governance,
+) -> None:
     """At the tool call's limit a body is parsed; one byte more is refused, as the dispatcher
     refuses it (the application's limit is the one the endpoint applies)."""
     settings = small_limit_governance.settings
@@ -384,8 +393,13 @@ def test_one_access_line_per_request_without_key_body_or_query(
             app, "POST", PREFIX + "/governance/post-inference?token=query-secret-123",
             headers=AUTH, content=sent,
         )  # fmt: skip
-        read = call(app, "GET", PREFIX + "/governance/conversation/session-private-77", headers=AUTH)
-        unauthenticated = call(app, "GET", PREFIX + "/governance/conversation/x")
+        read = call(
+            app, "GET", PREFIX + "/governance/conversation/session-private-77", headers=AUTH
+        )
+        unauthenticated = call(
+            app, "GET", PREFIX + "/governance/conversation/x",
+            headers={"Authorization": "Bearer gk_mistyped_key_0001"},
+        )  # fmt: skip
         assert gov.flush()
         key_id = decisions.decisions()[0].key_id
     assert (checked.status_code, read.status_code, unauthenticated.status_code) == (200, 404, 401)
@@ -405,7 +419,8 @@ def test_one_access_line_per_request_without_key_body_or_query(
     assert second["key_id"] == key_id
     assert "key_id" not in third  # the key was not accepted: nothing to name
     everything = "\n".join(r.getMessage() for r in caplog.records)
-    for never in (CHECKS_KEY, "query-secret", "zebra-crossing", CARD, "session-private-77"):
+    secrets = (CHECKS_KEY, "gk_mistyped", "query-secret", "zebra-crossing", CARD)
+    for never in (*secrets, "session-private-77"):
         assert never not in everything
 
 
@@ -448,4 +463,3 @@ def test_a_handler_that_raises_is_a_500_without_detail(governance: govcore.Gover
 def test_the_served_settings_are_the_configurations(governance: govcore.Governance) -> None:
     expected = load_config(checks_config()).settings
     assert ThreadedGovernance(governance).settings == expected
-

@@ -46,7 +46,13 @@ def test_every_endpoint_is_described_with_its_statuses() -> None:
     document = openapi_document()
     assert document["openapi"] == "3.1.0"
     schemes = document["components"]["securitySchemes"]
-    assert schemes == {"apiKey": {"type": "http", "scheme": "bearer", "description": schemes["apiKey"]["description"]}}
+    assert schemes == {
+        "apiKey": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": schemes["apiKey"]["description"],
+        }
+    }
     for endpoint in ENDPOINTS:
         operation = document["paths"][PREFIX + endpoint.path][endpoint.method.lower()]
         statuses = set(operation["responses"])

@@ -30,9 +30,10 @@ def config_file(tmp_path: Path) -> Path:
 def test_serve_with_two_workers_answers_over_http(
     config_file: Path, running_server: Callable[..., Any]
 ) -> None:
-    with running_server(config_file, workers=2) as server, httpx.Client(
-        base_url=server.base_url, timeout=10.0
-    ) as client:
+    with (
+        running_server(config_file, workers=2) as server,
+        httpx.Client(base_url=server.base_url, timeout=10.0) as client,
+    ):
         assert client.get("/readyz").json() == {"status": "ready"}
         turn = client.post(
             PREFIX + "/governance/conversation/turn",
