@@ -888,7 +888,7 @@ def measure_conversations(
     govcore_rss = rss_bytes() - rss_before
 
     # Read the states back to count their bytes.
-    store: MemoryStore = gov._service.store  # type: ignore[assignment]
+    store: MemoryStore = gov._store  # type: ignore[assignment]
     states = [store.get(conversation_key(TENANT, f"conv{n}")) for n in range(conversations_count)]
     payloads = [state for state in states if state is not None]
     assert len(payloads) == conversations_count, "a conversation is missing from the store"

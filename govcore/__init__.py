@@ -6,7 +6,7 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
-from govcore.client import GovernanceClient
+from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
 from govcore.decisions import (
     Decision,
@@ -27,7 +27,7 @@ from govcore.errors import (
     PermissionDeniedError,
     RateLimitedError,
 )
-from govcore.governance import Governance
+from govcore.governance import AsyncGovernance, Governance
 from govcore.http import HttpResponse
 from govcore.models import (
     ApplicablePolicy,
@@ -53,15 +53,20 @@ from govcore.models import (
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.stream_guard import StreamGuard
 from govcore.types import (
+    Admission,
+    AsyncPipelinedStore,
+    AsyncStore,
     Clock,
     ExplainableIndex,
     IndexExplanation,
+    PipelinedStore,
     PolicyScore,
     RetrievalHit,
     RetrievalIndex,
     Retriever,
     Store,
     StoreCommit,
+    StoreReads,
     StoreWrite,
 )
 
@@ -69,7 +74,12 @@ from govcore.types import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Admission",
     "ApplicablePolicy",
+    "AsyncGovernance",
+    "AsyncGovernanceClient",
+    "AsyncPipelinedStore",
+    "AsyncStore",
     "AuthenticationError",
     "BackendError",
     "BindingEvent",
@@ -95,6 +105,7 @@ __all__ = [
     "NotFoundError",
     "OutputViolation",
     "PermissionDeniedError",
+    "PipelinedStore",
     "PolicyDocument",
     "PolicyScore",
     "PolicySet",
@@ -109,6 +120,7 @@ __all__ = [
     "SelectionExplanation",
     "Store",
     "StoreCommit",
+    "StoreReads",
     "StoreWrite",
     "StreamCheckRequest",
     "StreamCheckResponse",

@@ -1,4 +1,9 @@
-"""The typed, in-process client: one method per endpoint, over the same pipeline as ``handle``."""
+"""The typed, in-process clients: one method per endpoint, over the same pipeline as ``handle``.
+
+:class:`GovernanceClient` runs each request on a blocking store; :class:`AsyncGovernanceClient`
+has the same methods, each awaitable, and awaits an asynchronous store. Both run the same
+handlers (:mod:`govcore.service.effects`).
+"""
 
 from __future__ import annotations
 
@@ -21,10 +26,12 @@ from govcore.models import (
     TurnResponse,
 )
 from govcore.service import endpoints
+from govcore.service.effects import run_async, run_sync
 from govcore.service.endpoints import Endpoint, call
 from govcore.service.runtime import Service
+from govcore.types import AsyncStore, Store
 
-__all__ = ["GovernanceClient"]
+__all__ = ["AsyncGovernanceClient", "GovernanceClient"]
 
 RequestT = TypeVar("RequestT")
 ResponseT = TypeVar("ResponseT")
@@ -41,14 +48,18 @@ class GovernanceClient:
     call or a found violation is a result, not an exception.
     """
 
-    def __init__(self, service: Service, api_key: str) -> None:
+    def __init__(self, service: Service, store: Store, api_key: str) -> None:
         self._service = service
+        self._store = store
         self._api_key = api_key
 
+    def _run(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT | None:
+        return run_sync(call(self._service, endpoint, self._api_key, payload), self._store).model
+
     def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
-        result = call(self._service, endpoint, self._api_key, payload)
-        assert result.model is not None
-        return result.model
+        model = self._run(endpoint, payload)
+        assert model is not None
+        return model
 
     def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
         """Record one turn and return the policies that apply now, with the diff."""
@@ -60,7 +71,7 @@ class GovernanceClient:
 
     def delete_conversation(self, session_id: str) -> None:
         """Purge a conversation's state; deleting an absent one succeeds."""
-        call(self._service, endpoints.DELETE_CONVERSATION, self._api_key, session_id)
+        self._run(endpoints.DELETE_CONVERSATION, session_id)
 
     def explain_selection(
         self,
@@ -80,15 +91,7 @@ class GovernanceClient:
         conversation holds from earlier turns count as held. Records and renews nothing;
         needs ``governance:read``. Not part of the HTTP interface.
         """
-        request: dict[str, Any] = {"message": message}
-        if session_id is not None:
-            request["sessionId"] = session_id
-        if recent_context is not None:
-            request["recentContext"] = list(recent_context)
-        if attributes is not None:
-            request["endUserContext"] = {"attributes": dict(attributes)}
-        if policy_area_ids is not None:
-            request["policyAreaIds"] = list(policy_area_ids)
+        request = _explain_request(message, session_id, recent_context, attributes, policy_area_ids)
         return self._call(endpoints.EXPLAIN_SELECTION, request)
 
     def pre_inference(
@@ -118,3 +121,97 @@ class GovernanceClient:
     ) -> PostInferenceResponse:
         """The end-of-stream verdict on the whole output."""
         return self._call(endpoints.FINALIZE_OUTPUT, request)
+
+
+class AsyncGovernanceClient:
+    """:class:`GovernanceClient` for asyncio: the same methods, each awaitable, returning the
+    same models and raising the same errors. Waiting for the store never blocks the loop."""
+
+    def __init__(self, service: Service, store: AsyncStore, api_key: str) -> None:
+        self._service = service
+        self._store = store
+        self._api_key = api_key
+
+    async def _run(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT | None:
+        steps = call(self._service, endpoint, self._api_key, payload)
+        return (await run_async(steps, self._store)).model
+
+    async def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
+        model = await self._run(endpoint, payload)
+        assert model is not None
+        return model
+
+    async def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
+        """As :meth:`GovernanceClient.record_turn`."""
+        return await self._call(endpoints.RECORD_TURN, request)
+
+    async def get_conversation(self, session_id: str) -> ConversationSnapshot:
+        """As :meth:`GovernanceClient.get_conversation`."""
+        return await self._call(endpoints.GET_CONVERSATION, session_id)
+
+    async def delete_conversation(self, session_id: str) -> None:
+        """As :meth:`GovernanceClient.delete_conversation`."""
+        await self._run(endpoints.DELETE_CONVERSATION, session_id)
+
+    async def explain_selection(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        recent_context: Sequence[str] | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        policy_area_ids: Sequence[str] | None = None,
+    ) -> SelectionExplanation:
+        """As :meth:`GovernanceClient.explain_selection`."""
+        request = _explain_request(message, session_id, recent_context, attributes, policy_area_ids)
+        return await self._call(endpoints.EXPLAIN_SELECTION, request)
+
+    async def pre_inference(
+        self, request: PreInferenceRequest | Mapping[str, Any]
+    ) -> PreInferenceResponse:
+        """As :meth:`GovernanceClient.pre_inference`."""
+        return await self._call(endpoints.PRE_INFERENCE, request)
+
+    async def check_tool_call(
+        self, request: ToolCallRequest | Mapping[str, Any]
+    ) -> ToolCallDecision:
+        """As :meth:`GovernanceClient.check_tool_call`."""
+        return await self._call(endpoints.CHECK_TOOL_CALL, request)
+
+    async def post_inference(
+        self, request: PostInferenceRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """As :meth:`GovernanceClient.post_inference`."""
+        return await self._call(endpoints.POST_INFERENCE, request)
+
+    async def check_output_stream(
+        self, request: StreamCheckRequest | Mapping[str, Any]
+    ) -> StreamCheckResponse:
+        """As :meth:`GovernanceClient.check_output_stream`."""
+        return await self._call(endpoints.CHECK_OUTPUT_STREAM, request)
+
+    async def finalize_output(
+        self, request: FinalizeOutputRequest | Mapping[str, Any]
+    ) -> PostInferenceResponse:
+        """As :meth:`GovernanceClient.finalize_output`."""
+        return await self._call(endpoints.FINALIZE_OUTPUT, request)
+
+
+def _explain_request(
+    message: str,
+    session_id: str | None,
+    recent_context: Sequence[str] | None,
+    attributes: Mapping[str, Any] | None,
+    policy_area_ids: Sequence[str] | None,
+) -> dict[str, Any]:
+    """The wire request of an explanation, from the client methods' arguments."""
+    request: dict[str, Any] = {"message": message}
+    if session_id is not None:
+        request["sessionId"] = session_id
+    if recent_context is not None:
+        request["recentContext"] = list(recent_context)
+    if attributes is not None:
+        request["endUserContext"] = {"attributes": dict(attributes)}
+    if policy_area_ids is not None:
+        request["policyAreaIds"] = list(policy_area_ids)
+    return request

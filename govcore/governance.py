@@ -7,6 +7,7 @@ configuration and offers its two doors: :meth:`Governance.client` (typed calls) 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
@@ -15,45 +16,38 @@ from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
 from govcore.backends import retriever_from_settings, store_from_url
-from govcore.client import GovernanceClient
+from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
 from govcore.decisions import DecisionLog, DecisionQueue, JsonlDecisionLog, MemoryDecisionLog
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
+from govcore.service.effects import Get, Steps, perform, run_async, run_sync
 from govcore.service.runtime import Service, random_id
 from govcore.service.tenants import ExampleMiss, examples_that_miss
-from govcore.types import Clock, Retriever, Store, TokenCounter
+from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 
 if TYPE_CHECKING:
     from govcore.http import Headers
 
-__all__ = ["Governance"]
+__all__ = ["AsyncGovernance", "Governance"]
 
 
-class Governance:
-    """Governance of one deployment: tenants, keys, policies and conversation state.
-
-    Build it with :meth:`from_config`. It is safe to share between threads, and it holds no
-    lock of its own: every change of shared state is one atomic update of the store. Close it
-    (or use it as a context manager) to flush the decision log.
-    """
+class _Deployment:
+    """What both facades share: the service built from a configuration, the decision log, and
+    the read-only views of the configuration."""
 
     def __init__(
         self,
         config: LoadedConfig,
         *,
-        clock: Clock | None = None,
-        store: Store | None = None,
-        retriever: Retriever | None = None,
-        token_counter: TokenCounter | None = None,
-        trace_ids: Callable[[], str] | None = None,
-        decision_log: DecisionLog | None = None,
+        clock: Clock,
+        retriever: Retriever | None,
+        token_counter: TokenCounter | None,
+        trace_ids: Callable[[], str] | None,
+        decision_log: DecisionLog | None,
     ) -> None:
         settings = config.settings
-        clock = clock or system_clock
-        if store is None:
-            store = store_from_url(_memory_url(settings), clock=clock)
         if retriever is None:
             # Built here for the default language: a bad name or option fails at once.
             default = retriever_from_settings(settings)
@@ -80,11 +74,81 @@ class Governance:
         self._service = Service(
             config,
             clock=clock,
-            store=store,
             retriever=retriever_for,
             token_counter=token_counter or estimate_tokens,
             trace_ids=trace_ids or random_id,
             decisions=self._decisions,
+        )
+
+    def policy_set(self, tenant: str) -> PolicySet:
+        """The policy set of ``tenant``.
+
+        Raises:
+            KeyError: no such tenant.
+        """
+        return self._service.tenants[tenant].policy_set
+
+    def examples_that_miss(self) -> list[ExampleMiss]:
+        """Every policy ``examples`` phrase that, sent alone as a turn, would not select its
+        policy (``govcore validate`` warns about each): usually a phrase made only of stop
+        words, or one shared with another policy that scores higher."""
+        top_k = self.settings.retrieval_top_k
+        return [
+            miss
+            for tenant in self._service.tenants.values()
+            for miss in examples_that_miss(tenant, top_k)
+        ]
+
+    @property
+    def tenants(self) -> tuple[str, ...]:
+        """The configured tenant ids."""
+        return tuple(self._service.tenants)
+
+    @property
+    def decisions_dropped(self) -> int:
+        """Decision records dropped because the queue to the sink was full."""
+        return self._decisions.dropped
+
+    def flush(self, timeout: float | None = 10.0) -> bool:
+        """Wait until every decision recorded so far has reached the decision log's sink.
+
+        Returns:
+            Whether it finished within ``timeout`` seconds.
+        """
+        return self._decisions.flush(timeout)
+
+
+class Governance(_Deployment):
+    """Governance of one deployment: tenants, keys, policies and conversation state.
+
+    Build it with :meth:`from_config`. It is safe to share between threads, and it holds no
+    lock of its own: every change of shared state is one atomic update of the store. Close it
+    (or use it as a context manager) to flush the decision log.
+    """
+
+    def __init__(
+        self,
+        config: LoadedConfig,
+        *,
+        clock: Clock | None = None,
+        store: Store | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
+    ) -> None:
+        clock = clock or system_clock
+        self._owns_store = store is None
+        if store is None:
+            store = store_from_url(_memory_url(config.settings), clock=clock)
+        self._store: Store = store
+        super().__init__(
+            config,
+            clock=clock,
+            retriever=retriever,
+            token_counter=token_counter,
+            trace_ids=trace_ids,
+            decision_log=decision_log,
         )
 
     @classmethod
@@ -131,7 +195,7 @@ class Governance:
 
     def client(self, api_key: str) -> GovernanceClient:
         """A typed client acting with ``api_key``; its methods raise :class:`GovcoreError`."""
-        return GovernanceClient(self._service, api_key)
+        return GovernanceClient(self._service, self._store, api_key)
 
     def handle(
         self,
@@ -148,54 +212,30 @@ class Governance:
         Returns:
             A :class:`govcore.HttpResponse`. Never raises for anything a caller can send.
         """
-        return dispatch(self._service, method, path, headers, body)
+        return run_sync(dispatch(self._service, method, path, headers, body), self._store)
 
-    # --- configuration and lifecycle -------------------------------------------------------
-
-    def policy_set(self, tenant: str) -> PolicySet:
-        """The policy set of ``tenant``.
+    def ping(self) -> None:
+        """Check that the store answers (a readiness probe).
 
         Raises:
-            KeyError: no such tenant.
+            BackendError: the store is unavailable.
         """
-        return self._service.tenants[tenant].policy_set
+        run_sync(_probe(), self._store)
 
-    def examples_that_miss(self) -> list[ExampleMiss]:
-        """Every policy ``examples`` phrase that, sent alone as a turn, would not select its
-        policy (``govcore validate`` warns about each): usually a phrase made only of stop
-        words, or one shared with another policy that scores higher."""
-        top_k = self.settings.retrieval_top_k
-        return [
-            miss
-            for tenant in self._service.tenants.values()
-            for miss in examples_that_miss(tenant, top_k)
-        ]
-
-    @property
-    def tenants(self) -> tuple[str, ...]:
-        """The configured tenant ids."""
-        return tuple(self._service.tenants)
-
-    @property
-    def decisions_dropped(self) -> int:
-        """Decision records dropped because the queue to the sink was full."""
-        return self._decisions.dropped
-
-    def flush(self, timeout: float | None = 10.0) -> bool:
-        """Wait until every decision recorded so far has reached the decision log's sink.
-
-        Returns:
-            Whether it finished within ``timeout`` seconds.
-        """
-        return self._decisions.flush(timeout)
+    # --- lifecycle -------------------------------------------------------------------------
 
     def close(self, timeout: float | None = 10.0) -> bool:
         """Flush the decision log and stop its thread; decisions recorded later are dropped.
+        A store built from ``settings.store`` is closed too.
 
         Returns:
             Whether everything recorded reached the sink within ``timeout`` seconds.
         """
-        return self._decisions.close(timeout)
+        flushed = self._decisions.close(timeout)
+        close = getattr(self._store, "close", None)
+        if self._owns_store and callable(close):
+            close()
+        return flushed
 
     def __enter__(self) -> Governance:
         return self
@@ -207,6 +247,124 @@ class Governance:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class AsyncGovernance(_Deployment):
+    """:class:`Governance` for asyncio applications: the same behaviour, on an asynchronous
+    store, so that no call blocks the event loop waiting for the store's server.
+
+    The handlers are the blocking facade's own (the service yields what it needs from the
+    store, and this facade awaits it). Retrieval and checks are computation in the calling
+    thread, as they are with :class:`Governance`. Close it with :meth:`aclose` (or
+    ``async with``) to flush the decision log and close the store.
+    """
+
+    def __init__(
+        self,
+        config: LoadedConfig,
+        *,
+        clock: Clock | None = None,
+        store: AsyncStore | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
+    ) -> None:
+        clock = clock or system_clock
+        self._owns_store = store is None
+        if store is None:
+            from govcore.backends import async_store_from_url  # type: ignore[attr-defined]  # TODO(merge)
+
+            store = async_store_from_url(_memory_url(config.settings), clock=clock)
+        self._store: AsyncStore = store
+        super().__init__(
+            config,
+            clock=clock,
+            retriever=retriever,
+            token_counter=token_counter,
+            trace_ids=trace_ids,
+            decision_log=decision_log,
+        )
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any] | str | os.PathLike[str],
+        clock: Clock | None = None,
+        *,
+        store: AsyncStore | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
+    ) -> AsyncGovernance:
+        """Build an :class:`AsyncGovernance` from a configuration; the arguments are those of
+        :meth:`Governance.from_config`, with an :class:`~govcore.types.AsyncStore` as
+        ``store`` (default: the asynchronous store ``settings.store`` names).
+
+        Raises:
+            ConfigError: the configuration is invalid; the message lists every problem.
+        """
+        return cls(
+            load_config(config),
+            clock=clock,
+            store=store,
+            retriever=retriever,
+            token_counter=token_counter,
+            trace_ids=trace_ids,
+            decision_log=decision_log,
+        )
+
+    def client(self, api_key: str) -> AsyncGovernanceClient:
+        """A typed client acting with ``api_key``: the methods of
+        :class:`~govcore.GovernanceClient`, each awaitable."""
+        return AsyncGovernanceClient(self._service, self._store, api_key)
+
+    async def handle(
+        self,
+        method: str,
+        path: str,
+        headers: Headers = None,
+        body: bytes | str | None = None,
+    ) -> HttpResponse:
+        """As :meth:`Governance.handle`, awaited. Never raises for anything a caller can send."""
+        return await run_async(dispatch(self._service, method, path, headers, body), self._store)
+
+    async def ping(self) -> None:
+        """As :meth:`Governance.ping`, awaited."""
+        await run_async(_probe(), self._store)
+
+    async def aclose(self, timeout: float | None = 10.0) -> bool:
+        """Flush the decision log (in a worker thread) and stop its thread; a store built from
+        ``settings.store`` is closed too.
+
+        Returns:
+            Whether everything recorded reached the sink within ``timeout`` seconds.
+        """
+        flushed = await asyncio.to_thread(self._decisions.close, timeout)
+        close = getattr(self._store, "aclose", None)
+        if self._owns_store and callable(close):
+            await close()
+        return flushed
+
+    async def __aenter__(self) -> AsyncGovernance:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+_PROBE_KEY = "health:probe"
+
+
+def _probe() -> Steps[None]:
+    """One read of the store: it answers, or its declared errors raise BackendError."""
+    yield from perform(Get(_PROBE_KEY))
 
 
 def _memory_url(settings: GovernanceSettings) -> str:

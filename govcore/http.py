@@ -24,6 +24,7 @@ from govcore.errors import (
     clip,
 )
 from govcore.service.access import bearer_token
+from govcore.service.effects import Steps
 from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, call
 from govcore.service.runtime import Service
 
@@ -156,8 +157,9 @@ def dispatch(
     path: str,
     headers: Headers,
     body: bytes | str | None,
-) -> HttpResponse:
-    """Answer one request; see :meth:`govcore.Governance.handle`."""
+) -> Steps[HttpResponse]:
+    """Answer one request (a generator of store effects that never raises); see
+    :meth:`govcore.Governance.handle`."""
     try:
         if not isinstance(method, str) or not isinstance(path, str):
             raise NotFoundError("method and path must be strings")
@@ -167,7 +169,7 @@ def dispatch(
             body = b"\x00not-a-body"  # fails JSON parsing with a 400, like any garbage
         endpoint, parameter = route(method.upper(), path)
         payload = RawBody(body) if parameter is None else parameter
-        result = call(service, endpoint, bearer_token(_lowered(headers)), payload)
+        result = yield from call(service, endpoint, bearer_token(_lowered(headers)), payload)
         if result.model is None:
             return HttpResponse(204)
         payload_bytes = (

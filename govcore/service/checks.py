@@ -19,10 +19,12 @@ from govcore.models import (
     ToolCallRequest,
 )
 from govcore.service.access import Principal
+from govcore.service.effects import Put, Steps, perform, read, without_effects
 from govcore.service.keys import conversation_key, stream_key
 from govcore.service.requests import check_size, check_tool_arguments
 from govcore.service.runtime import Result, Service
 from govcore.service.wire import capped, output_violation, stream_violation, tool_violation
+from govcore.types import StoreReads
 
 __all__ = [
     "check_output",
@@ -30,6 +32,8 @@ __all__ = [
     "check_tool_call",
     "finalize_output",
     "post_inference",
+    "stream_reads",
+    "tool_call_reads",
 ]
 
 
@@ -77,8 +81,9 @@ def check_output(
     return response
 
 
+@without_effects
 def post_inference(
-    service: Service, principal: Principal, request: PostInferenceRequest
+    service: Service, principal: Principal, request: PostInferenceRequest, reads: StoreReads
 ) -> Result[PostInferenceResponse]:
     """``POST /governance/post-inference``: check a finished output."""
     check_size("output", request.output, service.settings.max_output_bytes)
@@ -107,28 +112,42 @@ def _check_stream_request(service: Service, request: StreamCheckRequest) -> None
         )
 
 
+def _stream_checks(request: StreamCheckRequest) -> bool:
+    """Whether a streaming call scans: when it is final or enough new text has come."""
+    return request.is_final or (
+        len(request.full_text) - request.last_checked_offset >= STREAM_TRIGGER
+    )
+
+
+def stream_reads(principal: Principal, request: StreamCheckRequest) -> tuple[str, ...]:
+    """A streaming call that scans reads the record of what the session's stream checked."""
+    if not _stream_checks(request):
+        return ()
+    return (stream_key(principal.tenant, request.session_id),)
+
+
 def check_output_stream(
-    service: Service, principal: Principal, request: StreamCheckRequest
-) -> Result[StreamCheckResponse]:
+    service: Service, principal: Principal, request: StreamCheckRequest, reads: StoreReads
+) -> Steps[Result[StreamCheckResponse]]:
     """``POST /governance/check-output/stream``: check the new part of a streamed output."""
     _check_stream_request(service, request)
     started = time.perf_counter()
     tenant = service.tenant(principal)
     text, last_checked = request.full_text, request.last_checked_offset
-    if not request.is_final and len(text) - last_checked < STREAM_TRIGGER:
+    if not _stream_checks(request):
         step = stream_step(text, last_checked, False, tenant.scanner.scan)  # checks nothing
     else:
         # Start from lastCheckedOffset only when the text before the watermark this session was
         # last given is the text that was checked; otherwise check again from the start.
         key = stream_key(principal.tenant, request.session_id)
-        resume = resume_stream(text, last_checked, service.storage(lambda: service.store.get(key)))
+        stored = yield from read(reads, key)
+        resume = resume_stream(text, last_checked, stored)
         step = stream_step(text, resume.start, request.is_final, tenant.scanner.scan)
         record = stream_record(text, step.watermark, resume)
         ttl = (
             principal.settings.conversation_ttl_seconds or service.settings.conversation_ttl_seconds
         )
-        expires_at = service.clock() + ttl
-        service.storage(lambda: service.store.set(key, record, expires_at=expires_at))
+        yield from perform(Put(key, record, service.clock() + ttl))
     findings = findings_of(request.full_text, step.hits)
     response = StreamCheckResponse(
         session_id=request.session_id,
@@ -156,8 +175,9 @@ def check_output_stream(
     return Result(response)
 
 
+@without_effects
 def finalize_output(
-    service: Service, principal: Principal, request: FinalizeOutputRequest
+    service: Service, principal: Principal, request: FinalizeOutputRequest, reads: StoreReads
 ) -> Result[PostInferenceResponse]:
     """``POST /governance/check-output/finalize``: the verdict on the whole output."""
     _check_stream_request(service, request)
@@ -174,16 +194,21 @@ def finalize_output(
     )
 
 
+def tool_call_reads(principal: Principal, request: ToolCallRequest) -> tuple[str, ...]:
+    """A tool call reads its session's state (the policies it holds)."""
+    return (conversation_key(principal.tenant, request.session_id),)
+
+
 def check_tool_call(
-    service: Service, principal: Principal, request: ToolCallRequest
-) -> Result[ToolCallDecision]:
+    service: Service, principal: Principal, request: ToolCallRequest, reads: StoreReads
+) -> Steps[Result[ToolCallDecision]]:
     """``POST /governance/check-tool-call``: gate a proposed tool call."""
     check_tool_arguments(request.arguments, service.settings.max_tool_arguments_bytes)
     started = time.perf_counter()
     tenant = service.tenant(principal)
     # The session's active policies, read without renewing its TTL; alwaysOn ones always.
     key = conversation_key(principal.tenant, request.session_id)
-    raw = service.storage(lambda: service.store.get(key))
+    raw = yield from read(reads, key)
     active = (
         [b.policy_id for b in service.decode_state(raw, key).bindings] if raw is not None else []
     )

@@ -32,7 +32,13 @@ from govcore.policy import canonical_json
 from govcore.retrieval.analysis import bounded_window
 from govcore.service.access import Principal
 from govcore.service.checks import check_output
-from govcore.service.keys import conversation_key, idempotency_key, pre_inference_key
+from govcore.service.effects import Delete, Put, Steps, UpdateMany, perform, read
+from govcore.service.keys import (
+    conversation_key,
+    idempotency_key,
+    pre_inference_key,
+    stream_key,
+)
 from govcore.service.requests import check_size
 from govcore.service.runtime import Result, Service
 from govcore.service.tenants import CompiledTenant
@@ -42,17 +48,21 @@ from govcore.types import (
     IndexExplanation,
     PolicyScore,
     StoreCommit,
-    StoreWrite,
+    StoreReads,
 )
 
 __all__ = [
     "IDEMPOTENCY_WINDOW_SECONDS",
     "check_session_id",
     "delete_conversation",
+    "explain_reads",
     "explain_selection",
     "get_conversation",
     "pre_inference",
+    "pre_inference_reads",
     "record_turn",
+    "session_reads",
+    "turn_reads",
 ]
 
 IDEMPOTENCY_WINDOW_SECONDS = 300
@@ -94,9 +104,16 @@ def _retrieval_input(
     return bounded_window(text, window), [entry[-window:] for entry in recent]
 
 
+def explain_reads(principal: Principal, request: ExplainRequest) -> tuple[str, ...]:
+    """An explanation with a ``sessionId`` reads the conversation's state."""
+    if request.session_id is None:
+        return ()
+    return (conversation_key(principal.tenant, request.session_id),)
+
+
 def explain_selection(
-    service: Service, principal: Principal, request: ExplainRequest
-) -> Result[SelectionExplanation]:
+    service: Service, principal: Principal, request: ExplainRequest, reads: StoreReads
+) -> Steps[Result[SelectionExplanation]]:
     """Why each policy of the tenant would or would not apply to a message (read-only).
 
     Scores the message exactly as a turn would (same window, same recent context), and with a
@@ -132,7 +149,7 @@ def explain_selection(
     held: list[str] = []
     if request.session_id is not None:
         key = conversation_key(principal.tenant, request.session_id)
-        raw = service.storage(lambda: service.store.get(key))
+        raw = yield from read(reads, key)
         if raw is not None:
             state = service.decode_state(raw, key)
             next_turn = state.turn_count + 1
@@ -166,9 +183,21 @@ class _Recorded:
     body: bytes
 
 
+def turn_reads(principal: Principal, request: TurnRequest) -> tuple[str, ...]:
+    """A turn reads its conversation and, with an ``idempotencyKey``, its record."""
+    conv_key = conversation_key(principal.tenant, request.session_id)
+    if request.idempotency_key is None:
+        return (conv_key,)
+    return conv_key, _turn_record_key(principal, request.idempotency_key)
+
+
+def _turn_record_key(principal: Principal, key: str) -> str:
+    return idempotency_key(principal.tenant, "conversation/turn", key)
+
+
 def record_turn(
-    service: Service, principal: Principal, request: TurnRequest
-) -> Result[TurnResponse]:
+    service: Service, principal: Principal, request: TurnRequest, reads: StoreReads
+) -> Steps[Result[TurnResponse]]:
     """``POST /governance/conversation/turn``.
 
     The conversation's state and, with an ``idempotencyKey``, the idempotency record are read
@@ -180,10 +209,10 @@ def record_turn(
     idem_key = None
     fingerprint = b""
     if request.idempotency_key is not None:
-        idem_key = idempotency_key(principal.tenant, "conversation/turn", request.idempotency_key)
+        idem_key = _turn_record_key(principal, request.idempotency_key)
         fingerprint = _fingerprint(request.model_dump(mode="json"))
         # A committed record never changes until it expires: replay it without any work.
-        stored = service.storage(lambda: service.store.get(idem_key))
+        stored = yield from read(reads, idem_key)
         if stored is not None:
             return _replay(service, idem_key, stored, fingerprint)
 
@@ -207,7 +236,7 @@ def record_turn(
         return selections[first_call]
 
     if history:
-        select(service.storage(lambda: service.store.get(conv_key)) is None)
+        select((yield from read(reads, conv_key)) is None)
     else:
         selections[True] = selections[False] = select(False)
 
@@ -253,13 +282,11 @@ def record_turn(
 
     if idem_key is None:
 
-        def turn_only(raw: bytes | None, now: float) -> StoreWrite[TurnOutcome]:
-            outcome = advance(raw, now)
-            return StoreWrite(outcome.state.to_bytes(), now + ttl, outcome)
+        def turn_only(values: Sequence[bytes | None], now: float) -> StoreCommit[TurnOutcome]:
+            outcome = advance(values[0], now)
+            return StoreCommit(outcome, {conv_key: (outcome.state.to_bytes(), now + ttl)})
 
-        outcome = service.storage(
-            lambda: service.store.update(conv_key, Service.mutation(turn_only))
-        )
+        outcome = yield from perform(UpdateMany((conv_key,), Service.mutation(turn_only), reads))
         return Result(respond(outcome))
 
     def turn_and_record(values: Sequence[bytes | None], now: float) -> StoreCommit[_Recorded]:
@@ -277,8 +304,8 @@ def record_turn(
             },
         )
 
-    recorded = service.storage(
-        lambda: service.store.update_many([conv_key, idem_key], Service.mutation(turn_and_record))
+    recorded = yield from perform(
+        UpdateMany((conv_key, idem_key), Service.mutation(turn_and_record), reads)
     )
     if recorded.response is None:
         return _replay(service, idem_key, recorded.body, fingerprint)
@@ -323,12 +350,17 @@ def check_session_id(session_id: Any) -> str:
         raise InvalidRequestError.for_field("sessionId", reason) from None
 
 
+def session_reads(principal: Principal, session_id: str) -> tuple[str, ...]:
+    """Reading a conversation reads its state."""
+    return (conversation_key(principal.tenant, session_id),)
+
+
 def get_conversation(
-    service: Service, principal: Principal, session_id: str
-) -> Result[ConversationSnapshot]:
+    service: Service, principal: Principal, session_id: str, reads: StoreReads
+) -> Steps[Result[ConversationSnapshot]]:
     """``GET /governance/conversation/{sessionId}``: read-only, no TTL renewal."""
     key = conversation_key(principal.tenant, session_id)
-    raw = service.storage(lambda: service.store.get(key))
+    raw = yield from read(reads, key)
     if raw is None:
         raise NotFoundError(f"no conversation {session_id!r} (never created, deleted or expired)")
     state = service.decode_state(raw, key)
@@ -348,19 +380,38 @@ def get_conversation(
     )
 
 
-def delete_conversation(service: Service, principal: Principal, session_id: str) -> Result[Any]:
-    """``DELETE /governance/conversation/{sessionId}``: idempotent purge."""
-    key = conversation_key(principal.tenant, session_id)
-    service.storage(lambda: service.store.delete(key))
+def delete_conversation(
+    service: Service, principal: Principal, session_id: str, reads: StoreReads
+) -> Steps[Result[Any]]:
+    """``DELETE /governance/conversation/{sessionId}``: idempotent purge of everything kept for
+    the session (its state and the record of its streaming check)."""
+    yield from perform(
+        Delete(
+            (
+                conversation_key(principal.tenant, session_id),
+                stream_key(principal.tenant, session_id),
+            )
+        )
+    )
     return Result(None)
 
 
 # --- POST pre-inference ----------------------------------------------------------------------
 
 
+def _pre_inference_cache_key(principal: Principal, request: PreInferenceRequest) -> str:
+    fingerprint = _fingerprint(request.model_dump(mode="json", exclude={"is_update"})).decode()
+    return pre_inference_key(principal.tenant, fingerprint)
+
+
+def pre_inference_reads(principal: Principal, request: PreInferenceRequest) -> tuple[str, ...]:
+    """A pre-inference call reads its cached answer, unless ``isUpdate`` asks for a fresh one."""
+    return () if request.is_update else (_pre_inference_cache_key(principal, request),)
+
+
 def pre_inference(
-    service: Service, principal: Principal, request: PreInferenceRequest
-) -> Result[PreInferenceResponse]:
+    service: Service, principal: Principal, request: PreInferenceRequest, reads: StoreReads
+) -> Steps[Result[PreInferenceResponse]]:
     """``POST /governance/pre-inference``: applicable policies for one prompt.
 
     Stateless: it records no turn. An identical request within the idempotency window is
@@ -373,10 +424,9 @@ def pre_inference(
         text = message.content if isinstance(message, HistoryEntry) else message
         check_size(f"recentMessages[{i}]", text, limit)
 
-    fingerprint = _fingerprint(request.model_dump(mode="json", exclude={"is_update"})).decode()
-    cache_key = pre_inference_key(principal.tenant, fingerprint)
+    cache_key = _pre_inference_cache_key(principal, request)
     if not request.is_update:
-        cached = service.storage(lambda: service.store.get(cache_key))
+        cached = yield from read(reads, cache_key)
         if cached is not None:
             try:
                 replay = PreInferenceResponse.model_validate_json(cached)
@@ -412,5 +462,5 @@ def pre_inference(
     )
     body = response.model_dump_json().encode()
     expires_at = service.clock() + IDEMPOTENCY_WINDOW_SECONDS
-    service.storage(lambda: service.store.set(cache_key, body, expires_at=expires_at))
+    yield from perform(Put(cache_key, body, expires_at))
     return Result(response)

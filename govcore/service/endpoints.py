@@ -2,10 +2,16 @@
 dispatcher run.
 
 Each :class:`Endpoint` declares its route, the scope and feature setting it needs, how its
-request is parsed and which handler answers it. :func:`call` runs every request the same way:
-authenticate (401), rate limit (429), scope and feature setting (403), parse and validate (400),
-then the handler, whose own outcomes follow. Anything unexpected on the way is a bug and
-becomes :class:`~govcore.errors.InternalError`.
+request is parsed, which stored keys it reads and which handler answers it. :func:`call` runs
+every request the same way, refusing in this order: authenticate (401), rate limit (429), scope
+and feature setting (403), parse and validate (400); then the handler, whose own outcomes
+follow. Anything unexpected on the way is a bug and becomes
+:class:`~govcore.errors.InternalError`.
+
+The rate limit is decided after the checks that need no store (scope, feature, parsing), so
+that its round trip to the store can also read the keys the handler needs; a request refused
+by one of those checks is still counted and still gets 429 first when over the limit, so the
+order of refusals is the one above.
 """
 
 from __future__ import annotations
@@ -19,7 +25,12 @@ from pydantic import BaseModel
 
 from govcore.config import GovernanceSettings
 from govcore.core.selection import SelectionExplanation
-from govcore.errors import GovcoreError, InternalError
+from govcore.errors import (
+    GovcoreError,
+    InternalError,
+    InvalidRequestError,
+    PermissionDeniedError,
+)
 from govcore.models import (
     ConversationSnapshot,
     ExplainRequest,
@@ -37,8 +48,10 @@ from govcore.models import (
 )
 from govcore.service import checks, conversations
 from govcore.service.access import Principal
+from govcore.service.effects import Steps
 from govcore.service.requests import parse_json_body, validate_request
 from govcore.service.runtime import Result, Service
+from govcore.types import StoreReads
 
 __all__ = [
     "CHECK_OUTPUT_STREAM",
@@ -82,7 +95,8 @@ class Endpoint(Generic[RequestT, ResponseT]):
         feature: the per-key feature setting that must be ``allowed``, if any (403).
         parse: turns the payload (a model, a mapping of wire fields, a :class:`RawBody`, or
             the path parameter) into the handler's request (400 when it is not one).
-        run: answers the request.
+        run: answers the request (a generator of store effects, given the keys it read).
+        reads: the stored keys the handler needs, read with the request's admission.
     """
 
     name: str
@@ -91,7 +105,8 @@ class Endpoint(Generic[RequestT, ResponseT]):
     scope: str
     feature: str | None
     parse: Callable[[Service, Principal, Any], RequestT]
-    run: Callable[[Service, Principal, RequestT], Result[ResponseT]]
+    run: Callable[[Service, Principal, RequestT, StoreReads], Steps[Result[ResponseT]]]
+    reads: Callable[[Principal, RequestT], tuple[str, ...]] = lambda _principal, _request: ()
 
 
 def _body(
@@ -146,11 +161,11 @@ def _session_id(service: Service, principal: Principal, payload: Any) -> str:
 
 RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
     "record_turn", "POST", "/governance/conversation/turn", "governance:read", None,
-    _body(TurnRequest, _output_check_gate), conversations.record_turn,
+    _body(TurnRequest, _output_check_gate), conversations.record_turn, conversations.turn_reads,
 )  # fmt: skip
 GET_CONVERSATION: Endpoint[str, ConversationSnapshot] = Endpoint(
     "get_conversation", "GET", "/governance/conversation/{sessionId}", "governance:read", None,
-    _session_id, conversations.get_conversation,
+    _session_id, conversations.get_conversation, conversations.session_reads,
 )  # fmt: skip
 DELETE_CONVERSATION: Endpoint[str, Any] = Endpoint(
     "delete_conversation", "DELETE", "/governance/conversation/{sessionId}", "governance:read",
@@ -158,12 +173,12 @@ DELETE_CONVERSATION: Endpoint[str, Any] = Endpoint(
 )  # fmt: skip
 PRE_INFERENCE: Endpoint[PreInferenceRequest, PreInferenceResponse] = Endpoint(
     "pre_inference", "POST", "/governance/pre-inference", "governance:read", None,
-    _body(PreInferenceRequest), conversations.pre_inference,
+    _body(PreInferenceRequest), conversations.pre_inference, conversations.pre_inference_reads,
 )  # fmt: skip
 CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
     "check_tool_call", "POST", "/governance/check-tool-call", "governance:check",
     "tool_call_governance", _body(ToolCallRequest, max_bytes=_tool_call_body_limit),
-    checks.check_tool_call,
+    checks.check_tool_call, checks.tool_call_reads,
 )  # fmt: skip
 POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint(
     "post_inference", "POST", "/governance/post-inference", "governance:check",
@@ -172,6 +187,7 @@ POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint
 CHECK_OUTPUT_STREAM: Endpoint[StreamCheckRequest, StreamCheckResponse] = Endpoint(
     "check_output_stream", "POST", "/governance/check-output/stream", "governance:check",
     "post_inference_checking", _body(StreamCheckRequest), checks.check_output_stream,
+    checks.stream_reads,
 )  # fmt: skip
 FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoint(
     "finalize_output", "POST", "/governance/check-output/finalize", "governance:check",
@@ -182,7 +198,7 @@ FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoi
 # wire interface stays exactly the specification's.
 EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
     "explain_selection", "POST", "(in-process)", "governance:read", None,
-    _body(ExplainRequest), conversations.explain_selection,
+    _body(ExplainRequest), conversations.explain_selection, conversations.explain_reads,
 )  # fmt: skip
 
 ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (
@@ -202,8 +218,8 @@ def call(
     endpoint: Endpoint[RequestT, ResponseT],
     api_key: str | None,
     payload: Any,
-) -> Result[ResponseT]:
-    """Run one request through the pipeline.
+) -> Steps[Result[ResponseT]]:
+    """Run one request through the pipeline (a generator of store effects).
 
     Raises:
         GovcoreError: a refusal (401, 429, 403, 400), the endpoint's own outcome (404), a
@@ -211,9 +227,17 @@ def call(
             :class:`~govcore.errors.InternalError` from the original exception.
     """
     try:
-        principal = service.authorize(api_key, endpoint.scope, endpoint.feature)
-        request = endpoint.parse(service, principal, payload)
-        return endpoint.run(service, principal, request)
+        principal = service.keys.authenticate(api_key)
+        try:
+            principal.require_scope(endpoint.scope)
+            if endpoint.feature is not None:
+                principal.require_feature(endpoint.feature)
+            request = endpoint.parse(service, principal, payload)
+        except (PermissionDeniedError, InvalidRequestError):
+            yield from service.admit(principal)  # over the limit, 429 comes first
+            raise
+        reads = yield from service.admit(principal, endpoint.reads(principal, request))
+        return (yield from endpoint.run(service, principal, request, reads))
     except GovcoreError:
         raise
     except Exception as exc:

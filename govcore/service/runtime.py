@@ -20,9 +20,10 @@ from govcore.core.ratelimit import (
 from govcore.decisions import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
 from govcore.service.access import KeyRing, Principal
+from govcore.service.effects import Admit, Steps, perform
 from govcore.service.keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
-from govcore.types import Clock, Retriever, Store, StoreWrite, TokenCounter
+from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
 
 __all__ = ["Result", "Service", "random_id"]
 
@@ -44,27 +45,17 @@ class Result(Generic[M]):
     body: bytes | None = None
 
 
-def _declared(
-    operation: Callable[[], T], errors: tuple[type[BaseException], ...], backend: str
-) -> T:
-    """``operation()``, with the exception types its backend declares raised as a 503."""
-    try:
-        return operation()
-    except GovcoreError:
-        raise
-    except errors as exc:
-        raise BackendError(f"{backend} is unavailable ({type(exc).__name__})") from exc
-
-
 def random_id() -> str:
     """128 random bits as 32 hex digits: trace and decision ids."""
     return secrets.token_hex(16)
 
 
 class Service:
-    """What every endpoint handler works with: settings, tenants, keys and the backends.
+    """What every endpoint handler works with: settings, tenants, keys and the retrievers.
 
-    It holds no lock: every read-modify-write of shared state is one atomic store update.
+    It holds no store and no lock: handlers ask for store work by yielding effects
+    (:mod:`govcore.service.effects`), which the facade performs on its store, and every
+    read-modify-write of shared state is one atomic store update.
     """
 
     def __init__(
@@ -72,7 +63,6 @@ class Service:
         config: LoadedConfig,
         *,
         clock: Clock,
-        store: Store,
         retriever: Callable[[str], Retriever],
         token_counter: TokenCounter,
         trace_ids: Callable[[], str],
@@ -80,7 +70,6 @@ class Service:
     ) -> None:
         self.settings: GovernanceSettings = config.settings
         self.clock = clock
-        self.store = store
         self.count_tokens = token_counter
         self.new_trace_id = trace_ids
         self.decisions = decisions
@@ -97,21 +86,28 @@ class Service:
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
         )
-        self._store_errors: tuple[type[BaseException], ...] = tuple(
-            getattr(store, "backend_errors", ())
-        )
         self._retriever_errors: tuple[type[BaseException], ...] = tuple(
             {error for r in retrievers.values() for error in getattr(r, "backend_errors", ())}
         )
 
     # --- access ----------------------------------------------------------------------------
 
-    def authorize(self, api_key: str | None, scope: str, feature: str | None) -> Principal:
-        """Authenticate (401), rate limit (429), then check scope and feature setting (403)."""
-        principal = self.keys.authenticate(api_key)
-        limit = (
+    def rate_limit(self, principal: Principal) -> int:
+        """The most requests per window the caller's key may make."""
+        return (
             principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
         )
+
+    def admit(self, principal: Principal, read: Sequence[str] = ()) -> Steps[StoreReads]:
+        """Count the request in its key's rate-limit window (429 when over), and read ``read``.
+
+        A store that can (:class:`~govcore.types.PipelinedStore`) does both in one round trip,
+        so the keys a request will need cost no trip of their own.
+
+        Raises:
+            RateLimitedError: the key made its limit of requests in the last window.
+        """
+        limit = self.rate_limit(principal)
         key = rate_window_key(principal.key_id)
 
         def decide(raw: bytes | None, now: float) -> StoreWrite[float | None]:
@@ -119,33 +115,33 @@ class Service:
                 raise self.corrupt(key, "rate-limit window", ValueError("not whole entries"))
             return admit(raw, now, limit=limit)
 
-        wait = self.storage(lambda: self.store.update(key, Service.mutation(decide)))
-        if wait is not None:
-            seconds = retry_after_seconds(wait)
+        admission = yield from perform(
+            Admit(key, limit, WINDOW_SECONDS, tuple(read), Service.mutation(decide))
+        )
+        if admission.wait is not None:
+            seconds = retry_after_seconds(admission.wait)
             raise RateLimitedError(
                 f"rate limit of {limit} requests per {WINDOW_SECONDS} seconds exceeded; "
                 f"retry after {seconds} s",
                 window_seconds=WINDOW_SECONDS,
                 retry_after=seconds,
             )
-        principal.require_scope(scope)
-        if feature is not None:
-            principal.require_feature(feature)
-        return principal
+        return admission.reads
 
     def tenant(self, principal: Principal) -> CompiledTenant:
         """The compiled policy set of the caller's tenant."""
         return self.tenants[principal.tenant]
 
-    # --- the store ---------------------------------------------------------------------------
-
-    def storage(self, operation: Callable[[], T]) -> T:
-        """Run a store operation; the exception types the store declares become a 503."""
-        return _declared(operation, self._store_errors, "the store")
+    # --- retrieval and stored data -------------------------------------------------------------
 
     def retrieval(self, operation: Callable[[], T]) -> T:
         """Run a retrieval; the exception types the retriever declares become a 503."""
-        return _declared(operation, self._retriever_errors, "retrieval")
+        try:
+            return operation()
+        except GovcoreError:
+            raise
+        except self._retriever_errors as exc:
+            raise BackendError(f"retrieval is unavailable ({type(exc).__name__})") from exc
 
     @staticmethod
     def mutation(step: Callable[..., T]) -> Callable[..., T]:

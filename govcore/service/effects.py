@@ -1,0 +1,250 @@
+"""What the service asks of the store, and the two ways of doing it.
+
+The endpoint handlers are generators: where they need the store they yield an *effect* (a read,
+an update, a request's admission) and receive its result. They never call a store themselves,
+so one handler serves both facades: :func:`run_sync` performs the effects on a blocking
+:class:`~govcore.types.Store` (``Governance``) and :func:`run_async` awaits them on an
+:class:`~govcore.types.AsyncStore` (``AsyncGovernance``). These two functions are the only
+places where the service touches a store, and where a store's declared errors become
+:class:`~govcore.errors.BackendError`.
+
+Write a handler step as ``value = yield from perform(Get(key))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, ParamSpec, TypeVar, cast
+
+from govcore.errors import BackendError, GovcoreError
+from govcore.types import (
+    Admission,
+    AsyncPipelinedStore,
+    AsyncStore,
+    PipelinedStore,
+    Store,
+    StoreCommit,
+    StoreReads,
+    StoreWrite,
+)
+
+__all__ = [
+    "Admit",
+    "Delete",
+    "Effect",
+    "Get",
+    "Put",
+    "Steps",
+    "UpdateMany",
+    "perform",
+    "read",
+    "run_async",
+    "run_sync",
+    "without_effects",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
+
+Steps = Generator["Effect[Any]", Any, T]
+"""A handler (or a part of one) that yields effects and returns a ``T``."""
+
+
+class Effect(Generic[R]):
+    """One thing to do with the store, with its result type ``R``."""
+
+    def run(self, store: Store) -> R:  # pragma: no cover - every effect overrides it
+        raise NotImplementedError
+
+    async def run_async(self, store: AsyncStore) -> R:  # pragma: no cover - as above
+        raise NotImplementedError
+
+
+def perform(effect: Effect[R]) -> Steps[R]:
+    """Yield ``effect`` and return its result, typed."""
+    return cast("R", (yield effect))
+
+
+def read(reads: StoreReads, key: str) -> Steps[bytes | None]:
+    """The value of ``key``: as read with the request's admission, or read now."""
+    if key in reads.values:
+        return reads.values[key]
+    return (yield from perform(Get(key)))
+
+
+def without_effects(function: Callable[P, T]) -> Callable[P, Steps[T]]:
+    """``function`` as a handler that yields nothing (it needs no store)."""
+
+    def steps(*args: P.args, **kwargs: P.kwargs) -> Steps[T]:
+        return function(*args, **kwargs)
+        yield  # unreachable: it makes ``steps`` a generator
+
+    steps.__doc__ = function.__doc__
+    steps.__name__ = function.__name__
+    return steps
+
+
+@dataclass(frozen=True, slots=True)
+class Get(Effect["bytes | None"]):
+    """The live value of ``key``; renews nothing."""
+
+    key: str
+
+    def run(self, store: Store) -> bytes | None:
+        return store.get(self.key)
+
+    async def run_async(self, store: AsyncStore) -> bytes | None:
+        return await store.get(self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Put(Effect[None]):
+    """Store ``value`` under ``key`` until ``expires_at``."""
+
+    key: str
+    value: bytes
+    expires_at: float
+
+    def run(self, store: Store) -> None:
+        store.set(self.key, self.value, expires_at=self.expires_at)
+
+    async def run_async(self, store: AsyncStore) -> None:
+        await store.set(self.key, self.value, expires_at=self.expires_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Delete(Effect[None]):
+    """Remove every key of ``keys`` (absent ones included)."""
+
+    keys: tuple[str, ...]
+
+    def run(self, store: Store) -> None:
+        for key in self.keys:
+            store.delete(key)
+
+    async def run_async(self, store: AsyncStore) -> None:
+        for key in self.keys:
+            await store.delete(key)
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateMany(Effect[T]):
+    """One atomic read-modify-write of ``keys``, from ``reads`` when the store can use them."""
+
+    keys: tuple[str, ...]
+    mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]]
+    reads: StoreReads | None = None
+
+    def run(self, store: Store) -> T:
+        if self.reads is not None and self.reads.snapshot is not None and _pipelined(store):
+            return cast("PipelinedStore", store).update_many(
+                self.keys, self.mutate, reads=self.reads
+            )
+        return store.update_many(self.keys, self.mutate)
+
+    async def run_async(self, store: AsyncStore) -> T:
+        if self.reads is not None and self.reads.snapshot is not None and _pipelined(store):
+            return await cast("AsyncPipelinedStore", store).update_many(
+                self.keys, self.mutate, reads=self.reads
+            )
+        return await store.update_many(self.keys, self.mutate)
+
+
+@dataclass(frozen=True, slots=True)
+class Admit(Effect[Admission]):
+    """Count a request in its key's rate-limit window, and read ``read`` if it is admitted.
+
+    A :class:`~govcore.types.PipelinedStore` does both in one round trip; any other store runs
+    ``decide`` (the pure window rule) in an :meth:`~govcore.types.Store.update` of ``key``, then
+    reads each key.
+    """
+
+    key: str
+    limit: int
+    window_seconds: float
+    read: tuple[str, ...]
+    decide: Callable[[bytes | None, float], StoreWrite[float | None]]
+
+    def run(self, store: Store) -> Admission:
+        if _pipelined(store):
+            return cast("PipelinedStore", store).admit(
+                self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
+            )
+        wait = store.update(self.key, self.decide)
+        if wait is not None:
+            return Admission(wait)
+        return Admission(None, StoreReads({key: store.get(key) for key in self.read}))
+
+    async def run_async(self, store: AsyncStore) -> Admission:
+        if _pipelined(store):
+            return await cast("AsyncPipelinedStore", store).admit(
+                self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
+            )
+        wait = await store.update(self.key, self.decide)
+        if wait is not None:
+            return Admission(wait)
+        return Admission(None, StoreReads({key: await store.get(key) for key in self.read}))
+
+
+_PIPELINED: dict[type[Any], bool] = {}
+
+
+def _pipelined(store: object) -> bool:
+    """Whether ``store`` has the round-trip-saving methods (decided once per store class)."""
+    kind = type(store)
+    known = _PIPELINED.get(kind)
+    if known is None:
+        known = _PIPELINED[kind] = isinstance(store, PipelinedStore | AsyncPipelinedStore)
+    return known
+
+
+def _unavailable(exc: BaseException) -> BackendError:
+    error = BackendError(f"the store is unavailable ({type(exc).__name__})")
+    error.__cause__ = exc
+    return error
+
+
+def run_sync(steps: Steps[T], store: Store) -> T:
+    """Run a handler to its end, performing each effect it yields on ``store``.
+
+    An exception of the store's declared ``backend_errors`` reaches the handler as a
+    :class:`~govcore.errors.BackendError` from it; any other exception reaches it unchanged.
+    """
+    errors = tuple(getattr(store, "backend_errors", ()))
+    try:
+        effect = next(steps)
+        while True:
+            try:
+                result = effect.run(store)
+            except GovcoreError as exc:
+                effect = steps.throw(exc)
+            except errors as exc:
+                effect = steps.throw(_unavailable(exc))
+            except Exception as exc:
+                effect = steps.throw(exc)
+            else:
+                effect = steps.send(result)
+    except StopIteration as done:
+        return cast("T", done.value)
+
+
+async def run_async(steps: Steps[T], store: AsyncStore) -> T:
+    """:func:`run_sync` for an event loop: each effect is awaited on ``store``."""
+    errors = tuple(getattr(store, "backend_errors", ()))
+    try:
+        effect = next(steps)
+        while True:
+            try:
+                result = await effect.run_async(store)
+            except GovcoreError as exc:
+                effect = steps.throw(exc)
+            except errors as exc:
+                effect = steps.throw(_unavailable(exc))
+            except Exception as exc:
+                effect = steps.throw(exc)
+            else:
+                effect = steps.send(result)
+    except StopIteration as done:
+        return cast("T", done.value)
