@@ -13,6 +13,7 @@ Regenerate the copy kept in the repository with::
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import json
 import sys
@@ -34,6 +35,7 @@ from govcore.errors import (
     RateLimitedError,
 )
 from govcore.http import API_PREFIX
+from govcore.service import effects
 from govcore.service.endpoints import ENDPOINTS, Endpoint
 from govcore.service.runtime import Result
 
@@ -96,10 +98,14 @@ def _coded(code: str, description: str) -> dict[str, Any]:
 def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[BaseModel] | None]:
     """The request model (``None`` when the request is the path parameter) and the response
     model (``None`` for a 204) of ``endpoint``, from its handler's annotations."""
-    hints = typing.get_type_hints(endpoint.run)
-    parameters = list(inspect.signature(endpoint.run).parameters)
+    run = _handler(endpoint.run)
+    # The effect types are named in the handlers' annotations through ``Steps``.
+    hints = typing.get_type_hints(run, localns=vars(effects))
+    parameters = list(inspect.signature(run).parameters)
     request = hints[parameters[2]]
     result = hints["return"]
+    if typing.get_origin(result) is collections.abc.Generator:  # Steps[Result[...]]
+        result = typing.get_args(result)[2]
     if typing.get_origin(result) is not Result:
         raise TypeError(f"{endpoint.name}: the handler must return a Result")
     (response,) = typing.get_args(result)
@@ -112,6 +118,18 @@ def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[
         response if isinstance(response, type) and issubclass(response, BaseModel) else None
     )
     return request_model, response_model
+
+
+def _handler(run: Any) -> Any:
+    """The annotated handler behind ``run``: a handler that needs no store is wrapped into a
+    generator function (``without_effects``) whose closure holds it."""
+    parameters = inspect.signature(run).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        for cell in run.__closure__ or ():
+            if inspect.isfunction(cell.cell_contents):
+                return _handler(cell.cell_contents)
+        raise TypeError(f"{run!r}: no annotated handler found")
+    return run
 
 
 _JSON = "application/json"

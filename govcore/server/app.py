@@ -73,8 +73,8 @@ class ServedGovernance(Protocol):
         """Return when the store answers; raise :class:`govcore.BackendError` when it does not."""
         ...
 
-    async def aclose(self) -> None:
-        """Flush what is pending and release connections."""
+    async def aclose(self) -> object:
+        """Flush what is pending and release connections (what it returns is ignored)."""
         ...
 
 

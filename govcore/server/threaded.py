@@ -7,13 +7,8 @@ import asyncio
 from govcore.config import GovernanceSettings
 from govcore.governance import Governance
 from govcore.http import Headers, HttpResponse
-from govcore.service.keys import RATE_WINDOW
 
 __all__ = ["ThreadedGovernance"]
-
-# A key no record ever has (key ids are hex digits): reading it asks the store without
-# touching what it holds.
-_PROBE_KEY = f"{RATE_WINDOW}:readiness-probe"
 
 
 class ThreadedGovernance:
@@ -35,13 +30,12 @@ class ThreadedGovernance:
         return await asyncio.to_thread(self.governance.handle, method, path, headers, body)
 
     async def ping(self) -> None:
-        """Read one key from the store.
+        """:meth:`govcore.Governance.ping` in a worker thread.
 
         Raises:
-            BackendError: the store failed with an error it declares.
+            BackendError: the store is unavailable.
         """
-        service = self.governance._service
-        await asyncio.to_thread(service.storage, lambda: service.store.get(_PROBE_KEY))
+        await asyncio.to_thread(self.governance.ping)
 
     async def aclose(self) -> None:
         """Flush the decision log and stop its thread."""

@@ -463,3 +463,30 @@ def test_a_handler_that_raises_is_a_500_without_detail(governance: govcore.Gover
 def test_the_served_settings_are_the_configurations(governance: govcore.Governance) -> None:
     expected = load_config(checks_config()).settings
     assert ThreadedGovernance(governance).settings == expected
+
+
+def test_an_async_governance_is_served_with_the_same_answers() -> None:
+    """The application's main use: an AsyncGovernance on an asynchronous store, answering
+    every exchange as the blocking Governance does."""
+    from tests.test_async_governance import AwaitedMemoryStore
+
+    clock = FakeClock(START_TIME)
+    direct = _deterministic(clock)
+    counter = itertools.count()
+    served = govcore.AsyncGovernance.from_config(
+        checks_config(),
+        clock=clock,
+        store=AwaitedMemoryStore(clock),
+        trace_ids=lambda: f"{next(counter):032x}",
+    )
+    app = create_app(served)
+    try:
+        for method, path, key, body in EXCHANGES:
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            expected = direct.handle(method, PREFIX + path, headers, _encoded(body))
+            got = call(app, method, PREFIX + path, headers=headers, content=_encoded(body))
+            assert (got.status_code, got.content) == (expected.status, expected.body), path
+        assert call(app, "GET", "/readyz").json() == {"status": "ready"}
+    finally:
+        direct.close()
+        asyncio.run(served.aclose())
