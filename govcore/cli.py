@@ -1,5 +1,5 @@
-"""The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``, ``demo``
-and ``--version``.
+"""The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``, ``demo``,
+``serve --config CONFIG`` and ``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -8,8 +8,10 @@ package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import dataclasses
+import importlib.util
 import json
 import sys
 import tempfile
@@ -18,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import yaml
 
@@ -29,6 +31,9 @@ from govcore.errors import ConfigError, GovcoreError
 from govcore.governance import Governance
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
 from govcore.stream_guard import StreamGuard
+
+if TYPE_CHECKING:
+    from govcore.server.app import GovernanceApp
 
 __all__ = ["main"]
 
@@ -60,12 +65,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
     demo.add_argument("--key", default=_DEMO_KEY, help="API key to use")
     demo.add_argument("--budget", type=int, default=600, help="tokenBudget of each turn")
+    serve = commands.add_parser("serve", help="serve the HTTP interface (the server extra)")
+    serve.add_argument("--config", required=True, help="path of a YAML or JSON configuration")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--workers", type=_positive, default=1, help="worker processes")
     args = parser.parse_args(argv)
+    if args.command == "serve":
+        return _serve(args, sys.stderr)
     if args.command == "validate":
         return _validate(args.config, sys.stdout, sys.stderr)
     if args.command == "explain":
         return _explain(args, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _serve(args: argparse.Namespace, err: TextIO) -> int:
+    # Imported here: the server modules are not needed by the other commands.
+    from govcore.server.serve import ServerExtraMissingError, build_app, serve
+
+    if importlib.util.find_spec("uvicorn") is None:
+        print(f"error: {ServerExtraMissingError()}", file=err)
+        return 1
+    try:
+        # Built before uvicorn starts, so a bad configuration stops here with its message;
+        # with several workers each builds its own, and this one is only the check.
+        app = build_app(args.config)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=err)
+        return 2
+    if args.workers > 1:
+        _close(app)
+        serve(None, args.config, host=args.host, port=args.port, workers=args.workers)
+    else:
+        serve(app, args.config, host=args.host, port=args.port, workers=1)
+    return 0
+
+
+def _close(app: GovernanceApp) -> None:
+    asyncio.run(app.governance.aclose())
 
 
 def _validate(config: str, out: TextIO, err: TextIO) -> int:

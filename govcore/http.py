@@ -28,7 +28,7 @@ from govcore.service.effects import Steps
 from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, call
 from govcore.service.runtime import Service
 
-__all__ = ["API_PREFIX", "Headers", "HttpResponse", "dispatch"]
+__all__ = ["API_PREFIX", "Headers", "HttpResponse", "dispatch", "route"]
 
 API_PREFIX = "/api/v1/agent"
 _JSON = "application/json"
@@ -70,8 +70,15 @@ def _routing_tables() -> tuple[_Routes, _Routes]:
 _FIXED, _WITH_PARAMETER = _routing_tables()
 
 
-def _route(method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
-    """The endpoint of ``method path`` and its path parameter (404 or 405 when there is none)."""
+def route(method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
+    """The endpoint of ``method path`` (a path with or without the mount prefix; ``method``
+    in upper case) and its percent-decoded path parameter, if any.
+
+    Raises:
+        NotFoundError: no endpoint at the path (404).
+        MethodNotAllowedError: the path takes other methods (405).
+        UnicodeDecodeError: the path parameter is not valid percent-encoded UTF-8.
+    """
     path = path.split("?", 1)[0].split("#", 1)[0]
     if path.startswith(API_PREFIX + "/"):
         path = path[len(API_PREFIX) :]
@@ -160,7 +167,7 @@ def dispatch(
             body = bytes(body)
         elif body is not None and not isinstance(body, bytes | str):
             body = b"\x00not-a-body"  # fails JSON parsing with a 400, like any garbage
-        endpoint, parameter = _route(method.upper(), path)
+        endpoint, parameter = route(method.upper(), path)
         payload = RawBody(body) if parameter is None else parameter
         result = yield from call(service, endpoint, bearer_token(_lowered(headers)), payload)
         if result.model is None:

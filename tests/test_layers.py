@@ -63,10 +63,13 @@ def test_core_builds_no_wire_model() -> None:
 
 
 def test_only_the_facade_and_the_command_line_import_the_facade() -> None:
-    """Nothing inside govcore imports the facade but the package root and the command line."""
+    """Nothing inside govcore imports the facade but the package root, the command line and the
+    HTTP service (which, like the command line, sits above it)."""
     allowed = {"__init__.py", "governance.py", "cli.py"}
     for path in PACKAGE.rglob("*.py"):
         if path.name in allowed and path.parent == PACKAGE:
+            continue
+        if path.parent == PACKAGE / "server":
             continue
         for module, _ in _imports(path):
             assert module != "govcore.governance", f"{path.relative_to(PACKAGE.parent)}"

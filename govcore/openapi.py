@@ -1,0 +1,309 @@
+"""The OpenAPI 3.1 document of the HTTP interface, generated from the endpoint table and the
+wire models (no server library needed).
+
+Each endpoint's request and response models are read from its handler's type annotations
+(``run(service, principal, request: TurnRequest) -> Result[TurnResponse]``); a handler that
+takes the path parameter has no request body, and one whose result carries no model answers 204.
+The statuses are those the pipeline can give (docs/api.md, Order of refusals).
+
+Regenerate the copy kept in the repository with::
+
+    python -m govcore.openapi > docs/openapi.json
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import inspect
+import json
+import sys
+import typing
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from govcore import __version__
+from govcore.errors import (
+    AuthenticationError,
+    BackendError,
+    InternalError,
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitedError,
+)
+from govcore.http import API_PREFIX
+from govcore.service import effects
+from govcore.service.endpoints import ENDPOINTS, Endpoint
+from govcore.service.runtime import Result
+
+__all__ = ["openapi_document", "openapi_json"]
+
+_REF = "#/components/schemas/{model}"
+_PARAMETER = "sessionId"
+
+
+# --- error bodies: what GovcoreError.to_body() produces -------------------------------------
+
+
+class _ErrorModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorBody(_ErrorModel):
+    """The body of every refusal: a stable code and a message for people."""
+
+    error: str = Field(description="machine-readable code, e.g. unauthenticated")
+    message: str
+
+
+class FieldProblemBody(_ErrorModel):
+    """One offending field of a 400: its wire path and what is wrong."""
+
+    field: str = Field(max_length=128)
+    message: str = Field(max_length=256)
+
+
+class InvalidRequestBody(_ErrorModel):
+    """400: the request is malformed or breaks a rule; ``details`` names each field."""
+
+    error: Literal["invalid_request"]
+    message: str
+    details: list[FieldProblemBody] = Field(max_length=20)
+
+
+class RateLimitedBody(_ErrorModel):
+    """429: the key's rate limit is used up."""
+
+    error: Literal["rate_limited"]
+    message: str
+    window_seconds: int
+    retry_after: int = Field(ge=1)
+
+
+def _coded(code: str, description: str) -> dict[str, Any]:
+    """An ``ErrorBody`` whose ``error`` is ``code``."""
+    return {
+        "allOf": [{"$ref": _REF.format(model="ErrorBody")}],
+        "properties": {"error": {"const": code}},
+        "description": description,
+    }
+
+
+# --- the endpoints --------------------------------------------------------------------------
+
+
+def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[BaseModel] | None]:
+    """The request model (``None`` when the request is the path parameter) and the response
+    model (``None`` for a 204) of ``endpoint``, from its handler's annotations."""
+    run = _handler(endpoint.run)
+    # The effect types are named in the handlers' annotations through ``Steps``.
+    hints = typing.get_type_hints(run, localns=vars(effects))
+    parameters = list(inspect.signature(run).parameters)
+    request = hints[parameters[2]]
+    result = hints["return"]
+    if typing.get_origin(result) is collections.abc.Generator:  # Steps[Result[...]]
+        result = typing.get_args(result)[2]
+    if typing.get_origin(result) is not Result:
+        raise TypeError(f"{endpoint.name}: the handler must return a Result")
+    (response,) = typing.get_args(result)
+    request_model = (
+        request if isinstance(request, type) and issubclass(request, BaseModel) else None
+    )
+    if request_model is None and request is not str:
+        raise TypeError(f"{endpoint.name}: the request must be a model or the path parameter")
+    response_model = (
+        response if isinstance(response, type) and issubclass(response, BaseModel) else None
+    )
+    return request_model, response_model
+
+
+def _handler(run: Any) -> Any:
+    """The annotated handler behind ``run``: a handler that needs no store is wrapped into a
+    generator function (``without_effects``) whose closure holds it."""
+    parameters = inspect.signature(run).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        for cell in run.__closure__ or ():
+            if inspect.isfunction(cell.cell_contents):
+                return _handler(cell.cell_contents)
+        raise TypeError(f"{run!r}: no annotated handler found")
+    return run
+
+
+_JSON = "application/json"
+
+
+def _content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {_JSON: {"schema": schema}}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": _REF.format(model=name)}
+
+
+def _operation(
+    endpoint: Endpoint[Any, Any], refs: Mapping[tuple[Any, JsonSchemaMode], Any]
+) -> dict[str, Any]:
+    request, response = _models(endpoint)
+    responses: dict[str, Any] = {}
+    if response is None:
+        responses["204"] = {"description": "done; no body"}
+    else:
+        responses["200"] = {
+            "description": "the answer",
+            "content": _content(refs[(response, "serialization")]),
+        }
+    what_is_checked = "the body" if request is not None else "the session id"
+    responses["400"] = {
+        "description": f"{InvalidRequestError.code}: {what_is_checked} is not a valid request",
+        "content": _content(_ref("InvalidRequestBody")),
+    }
+    responses["401"] = {
+        "description": f"{AuthenticationError.code}: no key, an unknown or a revoked one",
+        "headers": {
+            "www-authenticate": {"schema": {"type": "string", "const": "Bearer"}, "required": True}
+        },
+        "content": _content(_coded(AuthenticationError.code, "no valid key")),
+    }
+    responses["403"] = {
+        "description": f"{PermissionDeniedError.code}: the key lacks the scope "
+        f"{endpoint.scope!r}"
+        + (f" or the setting {endpoint.feature!r}" if endpoint.feature else ""),
+        "content": _content(_coded(PermissionDeniedError.code, "not permitted")),
+    }
+    if request is None:
+        responses["404"] = {
+            "description": f"{NotFoundError.code}: no such conversation for the key's tenant "
+            "(or a session id that is not valid percent-encoded UTF-8)",
+            "content": _content(_coded(NotFoundError.code, "not found")),
+        }
+    responses["429"] = {
+        "description": f"{RateLimitedError.code}: the key's rate limit is used up",
+        "headers": {
+            "retry-after": {
+                "description": "whole seconds until a request will be admitted again",
+                "schema": {"type": "string", "pattern": "^[1-9][0-9]*$"},
+                "required": True,
+            }
+        },
+        "content": _content(_ref("RateLimitedBody")),
+    }
+    responses["500"] = {
+        "description": f"{InternalError.code}: a bug in govcore; logged, no details",
+        "content": _content(_coded(InternalError.code, "internal error")),
+    }
+    responses["503"] = {
+        "description": f"{BackendError.code}: a storage or retrieval backend failed; retry "
+        "with backoff",
+        "content": _content(_coded(BackendError.code, "backend unavailable")),
+    }
+    operation: dict[str, Any] = {
+        "operationId": _camel(endpoint.name),
+        "summary": _summary(endpoint),
+        "description": f"Needs the scope `{endpoint.scope}`"
+        + (f" and the key setting `{endpoint.feature}: allowed`." if endpoint.feature else "."),
+    }
+    if request is None:
+        operation["parameters"] = [
+            {
+                "name": _PARAMETER,
+                "in": "path",
+                "required": True,
+                "description": "the conversation's session id (1 to 256 characters)",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 256},
+            }
+        ]
+    else:
+        operation["requestBody"] = {
+            "required": True,
+            "description": "a JSON object of at most `max_body_bytes` (8 MiB by default; a tool "
+            "call: 4 x `max_tool_arguments_bytes` + 16 KiB), refused with 400 on `body` beyond",
+            "content": _content(refs[(request, "validation")]),
+        }
+    operation["responses"] = responses
+    return operation
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+# The headings of docs/api.md.
+_SUMMARIES = {
+    "record_turn": "Record a turn",
+    "get_conversation": "Read a conversation",
+    "delete_conversation": "Delete a conversation",
+    "pre_inference": "Pre-inference (legacy)",
+    "check_tool_call": "Check a tool call",
+    "post_inference": "Post-inference",
+    "check_output_stream": "Streaming check",
+    "finalize_output": "Finalize a streamed output",
+}
+
+
+def _summary(endpoint: Endpoint[Any, Any]) -> str:
+    try:
+        return _SUMMARIES[endpoint.name]
+    except KeyError:
+        raise TypeError(f"{endpoint.name}: no summary for the OpenAPI document") from None
+
+
+def _wire_models(
+    endpoints: Iterable[Endpoint[Any, Any]],
+) -> list[tuple[type[BaseModel], JsonSchemaMode]]:
+    wanted: list[tuple[type[BaseModel], JsonSchemaMode]] = []
+    for endpoint in endpoints:
+        request, response = _models(endpoint)
+        if request is not None:
+            wanted.append((request, "validation"))
+        if response is not None:
+            wanted.append((response, "serialization"))
+    errors: list[type[BaseModel]] = [ErrorBody, InvalidRequestBody, RateLimitedBody]
+    wanted.extend((model, "validation") for model in errors)
+    return list(dict.fromkeys(wanted))
+
+
+def openapi_document(mount: str = API_PREFIX) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every endpoint of :data:`govcore.service.endpoints.ENDPOINTS`,
+    served under ``mount``."""
+    refs, definitions = models_json_schema(
+        _wire_models(ENDPOINTS), by_alias=True, ref_template=_REF
+    )
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in ENDPOINTS:
+        path = mount.rstrip("/") + endpoint.path
+        paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "govcore agent governance API",
+            "version": __version__,
+            "description": "The interface govcore serves (docs/api.md). Every operation needs "
+            "an API key as a bearer token; errors are JSON bodies with a stable `error` code.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": definitions.get("$defs", {}),
+            "securitySchemes": {
+                "apiKey": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a govcore API key: `Authorization: Bearer <key>`",
+                }
+            },
+        },
+        "security": [{"apiKey": []}],
+    }
+
+
+def openapi_json(mount: str = API_PREFIX) -> str:
+    """:func:`openapi_document` as indented JSON text with a final newline, as kept in
+    ``docs/openapi.json``."""
+    return json.dumps(openapi_document(mount), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(openapi_json())

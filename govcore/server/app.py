@@ -1,0 +1,332 @@
+"""The reference HTTP service: a plain ASGI application around an asynchronous dispatcher.
+
+No web framework: the application routes ``{mount}/...`` to the governance's ``handle``,
+serves ``/healthz``, ``/readyz`` and ``{mount}/openapi.json``, bounds request bodies while it
+reads them, handles the lifespan protocol and writes one access log line per request
+(docs/server.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Protocol
+
+from govcore.config import GovernanceSettings
+from govcore.errors import (
+    BackendError,
+    GovcoreError,
+    InvalidRequestError,
+    MethodNotAllowedError,
+    NotFoundError,
+    clip,
+)
+from govcore.http import API_PREFIX, Headers, HttpResponse, route
+from govcore.service.access import bearer_token
+from govcore.service.endpoints import CHECK_TOOL_CALL, Endpoint
+from govcore.service.endpoints import _tool_call_body_limit as tool_call_body_limit
+
+__all__ = [
+    "ASGIApp",
+    "GovernanceApp",
+    "ServedGovernance",
+    "body_limit",
+    "create_app",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+access_log = logging.getLogger("govcore.access")
+_log = logging.getLogger("govcore.server")
+
+_JSON = "application/json"
+_INTERNAL_ERROR = {"error": "internal_error", "message": "internal error"}
+_LOGGED_PATH_CHARS = 200
+_KEY_ID_HEX = 12  # the key id: this many hex digits of the secret's SHA-256 (as in decisions)
+
+
+class ServedGovernance(Protocol):
+    """What the application serves: an asynchronous dispatcher with its settings.
+
+    :class:`govcore.AsyncGovernance` is one; :class:`govcore.server.ThreadedGovernance` makes
+    one of a :class:`govcore.Governance`.
+    """
+
+    @property
+    def settings(self) -> GovernanceSettings: ...
+
+    async def handle(
+        self, method: str, path: str, headers: Headers = None, body: bytes | str | None = None
+    ) -> HttpResponse:
+        """Answer one request (never raises for anything a caller sends)."""
+        ...
+
+    async def ping(self) -> None:
+        """Return when the store answers; raise :class:`govcore.BackendError` when it does not."""
+        ...
+
+    async def aclose(self) -> object:
+        """Flush what is pending and release connections (what it returns is ignored)."""
+        ...
+
+
+def body_limit(endpoint: Endpoint[Any, Any], settings: GovernanceSettings) -> int:
+    """The most bytes a request body of ``endpoint`` may have: ``max_body_bytes``, or the tool
+    call's tighter bound (docs/decisions/request-limits.md)."""
+    if endpoint is CHECK_TOOL_CALL:
+        return tool_call_body_limit(settings)
+    return settings.max_body_bytes
+
+
+def create_app(
+    governance: ServedGovernance,
+    *,
+    mount: str = API_PREFIX,
+    readiness_timeout: float = 5.0,
+) -> GovernanceApp:
+    """The ASGI application serving ``governance`` under ``mount``.
+
+    Args:
+        governance: answers the requests under ``mount``; closed when the server shuts down.
+        mount: the path prefix of the interface (``""`` for the root).
+        readiness_timeout: seconds ``/readyz`` waits for the store before answering 503.
+    """
+    return GovernanceApp(governance, mount=mount, readiness_timeout=readiness_timeout)
+
+
+class _DisconnectedError(Exception):
+    """The client went away before its request body was complete."""
+
+
+class _BodyTooLargeError(Exception):
+    def __init__(self, size: int | None) -> None:
+        super().__init__(size)
+        self.size = size  # known from content-length, else None
+
+
+class GovernanceApp:
+    """The ASGI application :func:`create_app` returns."""
+
+    def __init__(
+        self, governance: ServedGovernance, *, mount: str, readiness_timeout: float
+    ) -> None:
+        if mount and (not mount.startswith("/") or mount.endswith("/")):
+            raise ValueError("mount must be empty or start with '/' and not end with '/'")
+        self.governance = governance
+        self.mount = mount
+        self.readiness_timeout = readiness_timeout
+        self._openapi: bytes | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+        elif kind == "websocket":
+            await send({"type": "websocket.close", "code": 1000})
+
+    # --- lifespan ------------------------------------------------------------------------
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                try:
+                    await self.governance.aclose()
+                except Exception as exc:
+                    _log.exception("closing the governance failed")
+                    await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    # --- requests ------------------------------------------------------------------------
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        method: str = scope["method"].upper()
+        # The raw path keeps a session id's percent-encoding (``a%2Fb`` is one segment), as the
+        # dispatcher expects; some clients put the query string in it too.
+        raw = scope.get("raw_path")
+        path = raw.decode("latin-1") if raw else scope["path"]
+        path = path.split("?", 1)[0]
+        entry = _AccessEntry(method, clip(path, _LOGGED_PATH_CHARS))
+        try:
+            response = await self._answer(method, path, scope, receive, entry)
+        except _DisconnectedError:
+            entry.log(started)
+            return
+        except Exception:
+            _log.exception("internal error answering %s %s", method, entry.path)
+            response = _json_response(500, _INTERNAL_ERROR)
+        entry.status = response.status
+        entry.bytes_out = len(response.body)
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in
+                   response.headers.items()]  # fmt: skip
+        headers.append((b"content-length", str(len(response.body)).encode()))
+        await send({"type": "http.response.start", "status": response.status, "headers": headers})
+        await send({"type": "http.response.body", "body": response.body})
+        if entry.key_secret is not None and response.status not in (401, 500):
+            # The dispatcher authenticates first, so any other answer means the key was known.
+            entry.key_id = hashlib.sha256(entry.key_secret.encode()).hexdigest()[:_KEY_ID_HEX]
+        entry.log(started)
+
+    async def _answer(
+        self, method: str, path: str, scope: Scope, receive: Receive, entry: _AccessEntry
+    ) -> HttpResponse:
+        if path in ("/healthz", "/readyz"):
+            if method != "GET":
+                return _not_allowed(method, ["GET"])
+            if path == "/healthz":
+                return _json_response(200, {"status": "ok"})
+            return await self._readiness()
+        prefix = self.mount + "/"
+        if not path.startswith(prefix):
+            return _error(NotFoundError(f"no endpoint at {clip(path, 200)!r}"))
+        under_mount = path[len(self.mount) :]
+        if under_mount == "/openapi.json":
+            if method != "GET":
+                return _not_allowed(method, ["GET"])
+            return HttpResponse(200, {"content-type": _JSON}, self._openapi_body())
+        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+        try:
+            endpoint, parameter = route(method, under_mount)
+        except (GovcoreError, UnicodeDecodeError):
+            # Routing refused it: the dispatcher gives its own answer, and never reads a body.
+            return await self.governance.handle(method, under_mount, headers, b"")
+        entry.path = clip(self.mount + endpoint.path, _LOGGED_PATH_CHARS)
+        entry.key_secret = _presented_key(headers)
+        body = b""
+        if parameter is None:  # the request is the body: read it within its limit
+            limit = body_limit(endpoint, self.governance.settings)
+            try:
+                body = await _read_body(receive, headers, limit, entry)
+            except _BodyTooLargeError as exc:
+                entry.key_secret = None  # refused before the key was looked at
+                return _body_too_large(exc.size, limit)
+        return await self.governance.handle(method, under_mount, headers, body)
+
+    async def _readiness(self) -> HttpResponse:
+        try:
+            await asyncio.wait_for(self.governance.ping(), self.readiness_timeout)
+        except (BackendError, TimeoutError) as exc:
+            reason = "timed out" if isinstance(exc, TimeoutError) else exc.message
+            return _json_response(503, {"status": "unavailable", "reason": reason})
+        except Exception:
+            _log.exception("the readiness probe failed")
+            return _json_response(503, {"status": "unavailable", "reason": "probe failed"})
+        return _json_response(200, {"status": "ready"})
+
+    def _openapi_body(self) -> bytes:
+        if self._openapi is None:
+            from govcore.openapi import openapi_json
+
+            self._openapi = openapi_json(self.mount).encode()
+        return self._openapi
+
+
+class _AccessEntry:
+    """What the access log line of one request says (never a key, a body or a query)."""
+
+    __slots__ = ("bytes_in", "bytes_out", "key_id", "key_secret", "method", "path", "status")
+
+    def __init__(self, method: str, path: str) -> None:
+        self.method = clip(method, 20)
+        self.path = path
+        self.status: int | None = None
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.key_secret: str | None = None  # only to derive the key id; never logged
+        self.key_id: str | None = None
+
+    def log(self, started: float) -> None:
+        if not access_log.isEnabledFor(logging.INFO):
+            return
+        line: dict[str, Any] = {
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            "bytes_in": self.bytes_in,
+            "bytes_out": self.bytes_out,
+        }
+        if self.key_id is not None:
+            line["key_id"] = self.key_id
+        access_log.info(json.dumps(line))
+
+
+def _presented_key(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The bearer secret as the dispatcher reads it (the first Authorization header), if any."""
+    for name, value in headers:
+        if name.lower() == b"authorization":
+            try:
+                return bearer_token({"authorization": value.decode("latin-1")})
+            except GovcoreError:
+                return None
+    return None
+
+
+async def _read_body(
+    receive: Receive, headers: list[tuple[bytes, bytes]], limit: int, entry: _AccessEntry
+) -> bytes:
+    """The request body, read chunk by chunk; :class:`_BodyTooLargeError` as soon as it passes
+    ``limit`` bytes (at once when content-length says it will)."""
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            declared = value.strip()
+            if declared.isdigit() and int(declared) > limit:
+                raise _BodyTooLargeError(int(declared))
+            break
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise _DisconnectedError()
+        chunk: bytes = message.get("body", b"")
+        entry.bytes_in += len(chunk)
+        if entry.bytes_in > limit:
+            raise _BodyTooLargeError(None)
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def _body_too_large(size: int | None, limit: int) -> HttpResponse:
+    """The dispatcher's answer to a body over its limit (a 400 on ``body``)."""
+    reason = (
+        f"is {size} bytes, more than the limit of {limit} bytes"
+        if size is not None
+        else f"is more than the limit of {limit} bytes"
+    )
+    response = _error(InvalidRequestError.for_field("body", reason))
+    # The rest of the body is never read: the connection cannot carry another request.
+    return HttpResponse(response.status, {**response.headers, "connection": "close"}, response.body)
+
+
+def _error(error: GovcoreError) -> HttpResponse:
+    return _json_response(error.status, error.to_body())
+
+
+def _not_allowed(method: str, allowed: list[str]) -> HttpResponse:
+    error = MethodNotAllowedError(
+        f"{clip(method, 20)} is not allowed here; use {', '.join(allowed)}", allowed
+    )
+    response = _error(error)
+    return HttpResponse(response.status, {**response.headers, "allow": ", ".join(allowed)},
+                        response.body)  # fmt: skip
+
+
+def _json_response(status: int, body: Any) -> HttpResponse:
+    return HttpResponse(status, {"content-type": _JSON}, json.dumps(body).encode())

@@ -1,0 +1,99 @@
+"""``govcore serve``: a real process with two workers, spoken to over loopback HTTP; and the
+command's refusals before uvicorn starts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from govcore import cli
+from tests.support import CHECKS_KEY, checks_config
+
+PREFIX = "/api/v1/agent"
+AUTH = {"Authorization": f"Bearer {CHECKS_KEY}"}
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "govcore.json"
+    path.write_text(json.dumps(checks_config()), encoding="utf-8")
+    return path
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="needs the server extra")
+def test_serve_with_two_workers_answers_over_http(
+    config_file: Path, running_server: Callable[..., Any]
+) -> None:
+    with (
+        running_server(config_file, workers=2) as server,
+        httpx.Client(base_url=server.base_url, timeout=10.0) as client,
+    ):
+        assert client.get("/readyz").json() == {"status": "ready"}
+        turn = client.post(
+            PREFIX + "/governance/conversation/turn",
+            headers=AUTH,
+            json={"sessionId": "s-1", "turn": {"role": "user", "content": "hello"}},
+        )
+        assert turn.status_code == 200, turn.text
+        assert turn.json()["turnIndex"] == 1
+        checked = client.post(
+            PREFIX + "/governance/post-inference",
+            headers=AUTH,
+            json={"sessionId": "s-1", "output": "Your card 4111 1111 1111 1111 is on file."},
+        )
+        assert checked.status_code == 200
+        assert checked.json()["safe"] is False
+        assert client.get(PREFIX + "/openapi.json").json()["openapi"] == "3.1.0"
+        refused = client.post(PREFIX + "/governance/post-inference", json={})
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+    log = server.log()
+    assert server.process.returncode == 0  # stopped cleanly by SIGTERM
+    assert "Started parent process" in log
+    assert log.count("Application shutdown complete") == 2  # each worker closed its governance
+    access = [json.loads(line) for line in log.splitlines() if line.startswith('{"method"')]
+    assert {line["status"] for line in access} >= {200, 401}
+    assert CHECKS_KEY not in log
+
+
+def test_a_bad_configuration_stops_serve_with_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"settings": {"max_body_bytes": 10}}), encoding="utf-8")
+    assert cli.main(["serve", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "invalid configuration" in err
+    assert "max_body_bytes" in err
+
+
+def test_a_missing_configuration_file_stops_serve_with_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["serve", "--config", str(tmp_path / "absent.yaml")]) == 2
+    assert "absent.yaml" in capsys.readouterr().err
+
+
+def test_serve_without_the_server_extra_says_how_to_install_it(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_find_spec = importlib.util.find_spec
+
+    def without_uvicorn(name: str, *args: Any) -> Any:
+        return None if name == "uvicorn" else real_find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_uvicorn)
+    assert cli.main(["serve", "--config", str(config_file)]) == 1
+    assert "pip install 'govcore[server]'" in capsys.readouterr().err
+
+
+def test_serve_refuses_zero_workers(config_file: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["serve", "--config", str(config_file), "--workers", "0"])
+    assert exit_info.value.code == 2
