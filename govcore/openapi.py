@@ -121,15 +121,9 @@ def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[
 
 
 def _handler(run: Any) -> Any:
-    """The annotated handler behind ``run``: a handler that needs no store is wrapped into a
-    generator function (``without_effects``) whose closure holds it."""
-    parameters = inspect.signature(run).parameters.values()
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
-        for cell in run.__closure__ or ():
-            if inspect.isfunction(cell.cell_contents):
-                return _handler(cell.cell_contents)
-        raise TypeError(f"{run!r}: no annotated handler found")
-    return run
+    """The annotated handler behind ``run`` (a handler that needs no store is wrapped into a
+    generator function by ``without_effects``, which keeps it as ``__wrapped__``)."""
+    return inspect.unwrap(run)
 
 
 _JSON = "application/json"

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Protocol
@@ -27,8 +28,7 @@ from govcore.errors import (
 )
 from govcore.http import API_PREFIX, Headers, HttpResponse, route
 from govcore.service.access import bearer_token
-from govcore.service.endpoints import CHECK_TOOL_CALL, Endpoint
-from govcore.service.endpoints import _tool_call_body_limit as tool_call_body_limit
+from govcore.service.endpoints import body_limit
 
 __all__ = [
     "ASGIApp",
@@ -76,14 +76,6 @@ class ServedGovernance(Protocol):
     async def aclose(self) -> object:
         """Flush what is pending and release connections (what it returns is ignored)."""
         ...
-
-
-def body_limit(endpoint: Endpoint[Any, Any], settings: GovernanceSettings) -> int:
-    """The most bytes a request body of ``endpoint`` may have: ``max_body_bytes``, or the tool
-    call's tighter bound (docs/decisions/request-limits.md)."""
-    if endpoint is CHECK_TOOL_CALL:
-        return tool_call_body_limit(settings)
-    return settings.max_body_bytes
 
 
 def create_app(
@@ -260,6 +252,7 @@ class _AccessEntry:
             "duration_ms": round((time.perf_counter() - started) * 1000, 3),
             "bytes_in": self.bytes_in,
             "bytes_out": self.bytes_out,
+            "pid": os.getpid(),  # which worker answered, when several serve one port
         }
         if self.key_id is not None:
             line["key_id"] = self.key_id

@@ -12,9 +12,8 @@ import logging
 import os
 import sys
 
-from govcore.governance import Governance
+from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
-from govcore.server.threaded import ThreadedGovernance
 
 __all__ = ["CONFIG_ENV", "ServerExtraMissingError", "app_from_environment", "build_app", "serve"]
 
@@ -39,7 +38,7 @@ def build_app(config: str) -> GovernanceApp:
     Raises:
         ConfigError: the configuration is invalid.
     """
-    return create_app(ThreadedGovernance(Governance.from_config(config)))
+    return create_app(AsyncGovernance.from_config(config))
 
 
 def app_from_environment() -> GovernanceApp:

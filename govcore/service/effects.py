@@ -13,6 +13,7 @@ Write a handler step as ``value = yield from perform(Get(key))``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, ParamSpec, TypeVar, cast
@@ -77,12 +78,11 @@ def read(reads: StoreReads, key: str) -> Steps[bytes | None]:
 def without_effects(function: Callable[P, T]) -> Callable[P, Steps[T]]:
     """``function`` as a handler that yields nothing (it needs no store)."""
 
+    @functools.wraps(function)
     def steps(*args: P.args, **kwargs: P.kwargs) -> Steps[T]:
         return function(*args, **kwargs)
         yield  # unreachable: it makes ``steps`` a generator
 
-    steps.__doc__ = function.__doc__
-    steps.__name__ = function.__name__
     return steps
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "RECORD_TURN",
     "Endpoint",
     "RawBody",
+    "body_limit",
     "call",
 ]
 
@@ -211,6 +212,14 @@ ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (
     CHECK_OUTPUT_STREAM,
     FINALIZE_OUTPUT,
 )
+
+
+def body_limit(endpoint: Endpoint[Any, Any], settings: GovernanceSettings) -> int:
+    """The most bytes a request body of ``endpoint`` may have: ``max_body_bytes``, or the tool
+    call's tighter bound (a transport can refuse a longer body before reading all of it)."""
+    if endpoint is CHECK_TOOL_CALL:
+        return _tool_call_body_limit(settings)
+    return settings.max_body_bytes
 
 
 def call(

@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import json
 import logging
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -413,6 +414,7 @@ def test_one_access_line_per_request_without_key_body_or_query(
         "duration_ms": first["duration_ms"],
         "bytes_in": len(sent),
         "bytes_out": len(checked.content),
+        "pid": os.getpid(),
         "key_id": key_id,
     }
     assert second["path"] == PREFIX + "/governance/conversation/{sessionId}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,40 @@ def test_serve_refuses_zero_workers(config_file: Path) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["serve", "--config", str(config_file), "--workers", "0"])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="needs the server extra")
+def test_two_workers_on_one_redis_record_one_conversation_without_losing_a_turn(
+    tmp_path: Path, redis_url: str, running_server: Callable[..., Any]
+) -> None:
+    """Turns of one conversation sent at once over many connections, answered by both worker
+    processes, all land: every turnIndex is used exactly once."""
+    path = tmp_path / "govcore-redis.json"
+    path.write_text(json.dumps(checks_config(store=redis_url)), encoding="utf-8")
+    turns = 40
+
+    def send(number: int) -> tuple[int, int]:
+        # A connection per request, so that the workers share them.
+        with httpx.Client(base_url=server.base_url, timeout=10.0) as client:
+            answer = client.post(
+                PREFIX + "/governance/conversation/turn",
+                headers=AUTH,
+                json={"sessionId": "shared", "turn": {"role": "user", "content": f"turn {number}"}},
+            )
+        return answer.status_code, answer.json().get("turnIndex", -1)
+
+    with running_server(path, workers=2) as server:
+        with httpx.Client(base_url=server.base_url, timeout=10.0) as client:
+            assert client.get("/readyz").status_code == 200
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers = list(pool.map(send, range(turns)))
+        with httpx.Client(base_url=server.base_url, timeout=10.0) as client:
+            snapshot = client.get(PREFIX + "/governance/conversation/shared", headers=AUTH)
+    assert {status for status, _ in answers} == {200}
+    assert sorted(index for _, index in answers) == list(range(1, turns + 1))
+    assert snapshot.json()["turnCount"] == turns
+    access = [
+        json.loads(line) for line in server.log().splitlines() if line.startswith('{"method"')
+    ]
+    assert len({line["pid"] for line in access if line["path"].endswith("/turn")}) == 2
