@@ -1,7 +1,7 @@
 """Every store the registry builds from a URL passes every conformance suite it can.
 
 The ``store_url`` fixture (tests/backends/conftest.py) runs each suite on ``memory://`` and on
-a Redis server; the pipelined suites skip the stores without ``admit``.
+a Redis server; the pipelined suites run on the stores that have ``admit`` (Redis).
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from govcore.types import AsyncStore, Store
 
 
 class _FromUrl:
-    """Builds the suite's stores from the ``store_url`` fixture and closes them afterwards."""
+    """Builds the suite's stores from a URL and closes them afterwards."""
 
     url: str
     opened: list[Store]
 
-    @pytest.fixture(autouse=True)
-    def _store_url(self, store_url: str) -> Iterator[None]:
-        self.url = store_url
+    def _suite_on(self, url: str) -> Iterator[None]:
+        self.url = url
         self.opened = []
         yield
         for store in self.opened:
@@ -44,27 +43,33 @@ class _FromUrl:
 
 
 class TestStore(_FromUrl, StoreConformance):
-    pass
+    @pytest.fixture(autouse=True)
+    def _on_each_store(self, store_url: str) -> Iterator[None]:
+        yield from self._suite_on(store_url)
 
 
+@pytest.mark.redis
 class TestPipelinedStore(_FromUrl, PipelinedStoreConformance):
-    pass
+    @pytest.fixture(autouse=True)
+    def _on_redis(self, redis_url: str) -> Iterator[None]:
+        yield from self._suite_on(redis_url)
 
 
 class _AsyncFromUrl:
     url: str
-
-    @pytest.fixture(autouse=True)
-    def _store_url(self, store_url: str) -> None:
-        self.url = store_url
 
     def make_store(self, clock: FakeClock) -> AsyncStore:
         return async_store_from_url(self.url, clock=clock)
 
 
 class TestAsyncStore(_AsyncFromUrl, AsyncStoreConformance):
-    pass
+    @pytest.fixture(autouse=True)
+    def _on_each_store(self, store_url: str) -> None:
+        self.url = store_url
 
 
+@pytest.mark.redis
 class TestAsyncPipelinedStore(_AsyncFromUrl, AsyncPipelinedStoreConformance):
-    pass
+    @pytest.fixture(autouse=True)
+    def _on_redis(self, redis_url: str) -> None:
+        self.url = redis_url
