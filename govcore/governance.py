@@ -11,7 +11,7 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
@@ -32,22 +32,31 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncGovernance", "Governance"]
 
+StoreT = TypeVar("StoreT", Store, AsyncStore)
 
-class _Deployment:
-    """What both facades share: the service built from a configuration, the decision log, and
-    the read-only views of the configuration."""
+
+class _Deployment(Generic[StoreT]):
+    """What both facades share: building the service, its store and decision log from a
+    configuration, and the read-only views of the configuration. The facades differ only in
+    how they wait for their store (``StoreT``)."""
 
     def __init__(
         self,
         config: LoadedConfig,
         *,
-        clock: Clock,
-        retriever: Retriever | None,
-        token_counter: TokenCounter | None,
-        trace_ids: Callable[[], str] | None,
-        decision_log: DecisionLog | None,
+        clock: Clock | None = None,
+        store: StoreT | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
     ) -> None:
         settings = config.settings
+        clock = clock or system_clock
+        self._owns_store = store is None
+        self._store: StoreT = (
+            store if store is not None else self._store_from_url(_memory_url(settings), clock)
+        )
         if retriever is None:
             # Built here for the default language: a bad name or option fails at once.
             default = retriever_from_settings(settings)
@@ -75,6 +84,52 @@ class _Deployment:
             token_counter=token_counter or estimate_tokens,
             trace_ids=trace_ids or random_id,
             decisions=self._decisions,
+        )
+
+    @staticmethod
+    def _store_from_url(url: str, clock: Clock) -> StoreT:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any] | str | os.PathLike[str],
+        clock: Clock | None = None,
+        *,
+        store: StoreT | None = None,
+        retriever: Retriever | None = None,
+        token_counter: TokenCounter | None = None,
+        trace_ids: Callable[[], str] | None = None,
+        decision_log: DecisionLog | None = None,
+    ) -> Self:
+        """Build the facade from a configuration.
+
+        Args:
+            config: a mapping or the path of a YAML or JSON file (docs/configuration.md).
+            clock: returns the current epoch seconds; every time-dependent behaviour uses it.
+            store: where conversation state, idempotency records and rate-limit windows live
+                (a :class:`~govcore.types.Store` for :class:`Governance`, an
+                :class:`~govcore.types.AsyncStore` for :class:`AsyncGovernance`); default the
+                store ``settings.store`` names (in memory unless configured otherwise).
+            retriever: builds the policy index; default the retriever ``settings.retriever``
+                names (:class:`~govcore.backends.tfidf.TfidfRetriever` unless configured).
+            token_counter: estimates tokens of the injection block.
+            trace_ids: makes trace ids; default random 128-bit hex ids.
+            decision_log: receives one record per check; default in memory, the JSON-lines
+                file of ``settings.decision_log_path`` or the Redis stream of
+                ``settings.decision_log_stream``.
+
+        Raises:
+            ConfigError: the configuration is invalid; the message lists every problem.
+        """
+        return cls(
+            load_config(config),
+            clock=clock,
+            store=store,
+            retriever=retriever,
+            token_counter=token_counter,
+            trace_ids=trace_ids,
+            decision_log=decision_log,
         )
 
     def policy_set(self, tenant: str) -> PolicySet:
@@ -115,7 +170,7 @@ class _Deployment:
         return self._decisions.flush(timeout)
 
 
-class Governance(_Deployment):
+class Governance(_Deployment[Store]):
     """Governance of one deployment: tenants, keys, policies and conversation state.
 
     Build it with :meth:`from_config`. It is safe to share between threads, and it holds no
@@ -123,71 +178,9 @@ class Governance(_Deployment):
     (or use it as a context manager) to flush the decision log.
     """
 
-    def __init__(
-        self,
-        config: LoadedConfig,
-        *,
-        clock: Clock | None = None,
-        store: Store | None = None,
-        retriever: Retriever | None = None,
-        token_counter: TokenCounter | None = None,
-        trace_ids: Callable[[], str] | None = None,
-        decision_log: DecisionLog | None = None,
-    ) -> None:
-        clock = clock or system_clock
-        self._owns_store = store is None
-        if store is None:
-            store = store_from_url(_memory_url(config.settings), clock=clock)
-        self._store: Store = store
-        super().__init__(
-            config,
-            clock=clock,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
-
-    @classmethod
-    def from_config(
-        cls,
-        config: Mapping[str, Any] | str | os.PathLike[str],
-        clock: Clock | None = None,
-        *,
-        store: Store | None = None,
-        retriever: Retriever | None = None,
-        token_counter: TokenCounter | None = None,
-        trace_ids: Callable[[], str] | None = None,
-        decision_log: DecisionLog | None = None,
-    ) -> Governance:
-        """Build a :class:`Governance` from a configuration.
-
-        Args:
-            config: a mapping or the path of a YAML or JSON file (docs/configuration.md).
-            clock: returns the current epoch seconds; every time-dependent behaviour uses it.
-            store: where conversation state, idempotency records and rate-limit windows live;
-                default the store ``settings.store`` names (an in-memory
-                :class:`~govcore.backends.memory.MemoryStore` unless configured otherwise).
-            retriever: builds the policy index; default the retriever ``settings.retriever``
-                names (:class:`~govcore.backends.tfidf.TfidfRetriever` unless configured).
-            token_counter: estimates tokens of the injection block.
-            trace_ids: makes trace ids; default random 128-bit hex ids.
-            decision_log: receives one record per check; default in memory, the JSON-lines
-                file of ``settings.decision_log_path`` or the Redis stream of
-                ``settings.decision_log_stream``.
-
-        Raises:
-            ConfigError: the configuration is invalid; the message lists every problem.
-        """
-        return cls(
-            load_config(config),
-            clock=clock,
-            store=store,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
+    @staticmethod
+    def _store_from_url(url: str, clock: Clock) -> Store:
+        return store_from_url(url, clock=clock)
 
     # --- the two doors ---------------------------------------------------------------------
 
@@ -247,7 +240,7 @@ class Governance(_Deployment):
         self.close()
 
 
-class AsyncGovernance(_Deployment):
+class AsyncGovernance(_Deployment[AsyncStore]):
     """:class:`Governance` for asyncio applications: the same behaviour, on an asynchronous
     store, so that no call blocks the event loop waiting for the store's server.
 
@@ -257,59 +250,9 @@ class AsyncGovernance(_Deployment):
     ``async with``) to flush the decision log and close the store.
     """
 
-    def __init__(
-        self,
-        config: LoadedConfig,
-        *,
-        clock: Clock | None = None,
-        store: AsyncStore | None = None,
-        retriever: Retriever | None = None,
-        token_counter: TokenCounter | None = None,
-        trace_ids: Callable[[], str] | None = None,
-        decision_log: DecisionLog | None = None,
-    ) -> None:
-        clock = clock or system_clock
-        self._owns_store = store is None
-        if store is None:
-            store = async_store_from_url(_memory_url(config.settings), clock=clock)
-        self._store: AsyncStore = store
-        super().__init__(
-            config,
-            clock=clock,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
-
-    @classmethod
-    def from_config(
-        cls,
-        config: Mapping[str, Any] | str | os.PathLike[str],
-        clock: Clock | None = None,
-        *,
-        store: AsyncStore | None = None,
-        retriever: Retriever | None = None,
-        token_counter: TokenCounter | None = None,
-        trace_ids: Callable[[], str] | None = None,
-        decision_log: DecisionLog | None = None,
-    ) -> AsyncGovernance:
-        """Build an :class:`AsyncGovernance` from a configuration; the arguments are those of
-        :meth:`Governance.from_config`, with an :class:`~govcore.types.AsyncStore` as
-        ``store`` (default: the asynchronous store ``settings.store`` names).
-
-        Raises:
-            ConfigError: the configuration is invalid; the message lists every problem.
-        """
-        return cls(
-            load_config(config),
-            clock=clock,
-            store=store,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
+    @staticmethod
+    def _store_from_url(url: str, clock: Clock) -> AsyncStore:
+        return async_store_from_url(url, clock=clock)
 
     def client(self, api_key: str) -> AsyncGovernanceClient:
         """A typed client acting with ``api_key``: the methods of

@@ -200,32 +200,37 @@ def _pipelined(store: object) -> bool:
     return known
 
 
-def _unavailable(exc: BaseException) -> BackendError:
-    error = BackendError(f"the store is unavailable ({type(exc).__name__})")
-    error.__cause__ = exc
-    return error
+def _resume(
+    steps: Steps[T],
+    errors: tuple[type[BaseException], ...],
+    result: object,
+    error: Exception | None,
+) -> Effect[Any]:
+    """Hand an effect's result (or its error) back to the handler; its next effect.
+
+    A store's declared error reaches the handler as a :class:`BackendError` from it; any other
+    error reaches it unchanged, so the handler's own ``except`` clauses decide what it means.
+    """
+    if error is None:
+        return steps.send(result)
+    if isinstance(error, errors) and not isinstance(error, GovcoreError):
+        unavailable = BackendError(f"the store is unavailable ({type(error).__name__})")
+        unavailable.__cause__ = error
+        return steps.throw(unavailable)
+    return steps.throw(error)
 
 
 def run_sync(steps: Steps[T], store: Store) -> T:
-    """Run a handler to its end, performing each effect it yields on ``store``.
-
-    An exception of the store's declared ``backend_errors`` reaches the handler as a
-    :class:`~govcore.errors.BackendError` from it; any other exception reaches it unchanged.
-    """
+    """Run a handler to its end, performing each effect it yields on ``store``."""
     errors = tuple(getattr(store, "backend_errors", ()))
     try:
         effect = next(steps)
         while True:
             try:
-                result = effect.run(store)
-            except GovcoreError as exc:
-                effect = steps.throw(exc)
-            except errors as exc:
-                effect = steps.throw(_unavailable(exc))
+                result, error = effect.run(store), None
             except Exception as exc:
-                effect = steps.throw(exc)
-            else:
-                effect = steps.send(result)
+                result, error = None, exc
+            effect = _resume(steps, errors, result, error)
     except StopIteration as done:
         return cast("T", done.value)
 
@@ -237,14 +242,9 @@ async def run_async(steps: Steps[T], store: AsyncStore) -> T:
         effect = next(steps)
         while True:
             try:
-                result = await effect.run_async(store)
-            except GovcoreError as exc:
-                effect = steps.throw(exc)
-            except errors as exc:
-                effect = steps.throw(_unavailable(exc))
+                result, error = await effect.run_async(store), None
             except Exception as exc:
-                effect = steps.throw(exc)
-            else:
-                effect = steps.send(result)
+                result, error = None, exc
+            effect = _resume(steps, errors, result, error)
     except StopIteration as done:
         return cast("T", done.value)
