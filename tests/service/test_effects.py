@@ -11,6 +11,7 @@ import pytest
 import govcore
 from govcore.backends.memory import MemoryStore
 from govcore.core.ratelimit import admit
+from govcore.service.keys import conversation_key, stream_key
 from govcore.testing import FakeClock
 from govcore.types import Admission, PipelinedStore, StoreCommit, StoreReads, StoreWrite
 from tests.support import CHECKS_KEY, FULL_KEY, SLOW_KEY, bearer, checks_config, config, turn
@@ -161,3 +162,17 @@ def test_a_refused_request_is_still_counted_before_its_refusal() -> None:
         for body in (json.dumps(turn("r", "hi")), "{not json", json.dumps(turn("r", "hi")), "{")
     ]
     assert statuses == [200, 400, 200, 429]
+
+
+def test_delete_purges_the_conversation_and_its_stream_record() -> None:
+    """DELETE removes everything kept for the session: its state and its stream record."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    gov = govcore.Governance.from_config(checks_config(), clock=clock, store=store)
+    client = gov.client(CHECKS_KEY)
+    client.record_turn(turn("gone", "hello"))
+    client.check_output_stream({"sessionId": "gone", "fullText": "x" * 400, "lastCheckedOffset": 0})
+    keys = (conversation_key("acme", "gone"), stream_key("acme", "gone"))
+    assert all(store.get(key) is not None for key in keys)
+    client.delete_conversation("gone")
+    assert [store.get(key) for key in keys] == [None, None]
