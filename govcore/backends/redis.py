@@ -608,6 +608,18 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
     return RedisCluster(startup_nodes=seeds, **options.cluster_arguments())
 
 
+def _route(client: _SyncClient, key: str) -> dict[str, Any]:
+    """Where a blocking cluster pipeline sends a script on ``key``: its node, from the client's
+    map of slots. Left to redis-py, its cluster pipeline would first ask a server for the
+    script's keys (``COMMAND GETKEYS``): a round trip more. A redirection (``MOVED``) is still
+    followed: the command is then sent again, routed afresh."""
+    from redis.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster):
+        return {"target_nodes": client.get_node_from_key(key)}
+    return {}
+
+
 class _Connector:
     """The client of a blocking store or sink, built on first use.
 
@@ -734,13 +746,17 @@ class RedisStore:
     ) -> Admission:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
         client = self._connector.client()
+        route = _route(client, call.key)
         for _ in range(2):
             # Not a transaction: on a cluster the script and the MGET go to the nodes of their
             # own slots, written to every node before any answer is read (one round trip).
+            # redis-py's cluster pipeline blocks its evalsha() and mget() methods, as they may
+            # span slots; these commands do not (each one's keys share a slot, which redis-py
+            # checks as it routes them), so they go through execute_command.
             pipe = client.pipeline(transaction=False)
-            pipe.evalsha(_ADMIT.sha, 1, call.key, *call.args)
+            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args, **route)
             if call.read:
-                pipe.mget(call.redis_read_keys())
+                pipe.execute_command("MGET", *call.redis_read_keys())
             replies = pipe.execute(raise_on_error=False)
             if _is_no_script(replies[0]):
                 client.script_load(_ADMIT.source)  # a restarted or flushed server
@@ -844,10 +860,10 @@ class AsyncRedisStore:
     ) -> Admission:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
         for _ in range(2):
-            pipe = self._client.pipeline(transaction=False)
-            pipe.evalsha(_ADMIT.sha, 1, call.key, *call.args)
+            pipe = self._client.pipeline(transaction=False)  # as in RedisStore.admit
+            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args)
             if call.read:
-                pipe.mget(call.redis_read_keys())
+                pipe.execute_command("MGET", *call.redis_read_keys())
             replies = await pipe.execute(raise_on_error=False)
             if _is_no_script(replies[0]):
                 await self._client.script_load(_ADMIT.source)
