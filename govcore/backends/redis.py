@@ -616,7 +616,7 @@ def _route(client: _SyncClient, key: str) -> dict[str, Any]:
     from redis.cluster import RedisCluster
 
     if isinstance(client, RedisCluster):
-        return {"target_nodes": client.get_node_from_key(key)}
+        return {"target_nodes": client.get_node_from_key(key)}  # type: ignore[no-untyped-call]
     return {}
 
 
