@@ -14,10 +14,12 @@ The design and its reasons: docs/decisions/redis-store.md.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 import random
 import secrets
 import struct
+import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +32,8 @@ from govcore.types import Admission, Clock, StoreCommit, StoreReads, StoreWrite
 if TYPE_CHECKING:
     import redis
     import redis.asyncio
+    import redis.asyncio.cluster
+    import redis.cluster
 
     from govcore.decisions import Decision
 
@@ -42,6 +46,12 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    _SyncClient: TypeAlias = redis.Redis | redis.cluster.RedisCluster
+    _AsyncClient: TypeAlias = redis.asyncio.Redis | redis.asyncio.cluster.RedisCluster
 
 TOKEN_BYTES = 8
 """Each stored value starts with a random version token of this many bytes."""
@@ -81,6 +91,12 @@ class RedisOptions:
     ``redis://[user:password@]host[:port][/db][?parameters]``; ``rediss://`` is the same over
     TLS. The parameters (all optional):
 
+    - ``cluster``: ``true`` for a Redis Cluster (default ``false``): the host is a seed node
+      from which the client learns every node and which slots each one serves; the database
+      must be 0;
+    - ``nodes``: further seed nodes of a cluster, ``host:port,host:port``, tried when the first
+      one does not answer;
+
     - ``prefix``: prepended to every key (default ``govcore:``), so that several deployments
       can share a database;
     - ``socket_timeout``: seconds a command may wait for its answer (default 1);
@@ -89,6 +105,8 @@ class RedisOptions:
       needs one more fails at once, as the server being unavailable would;
     - ``retries``: how many times a command that failed on the connection (refused, reset,
       timed out) is sent again (default 1; 0 to never). Every command is safe to send twice.
+      On a cluster, it is how many times a command is sent again after such a failure or a
+      cluster that is down or resharding, the node map being refreshed in between.
 
     ``repr`` shows no user or password.
     """
@@ -102,6 +120,9 @@ class RedisOptions:
     connect_timeout: float = _DEFAULT_CONNECT_TIMEOUT
     max_connections: int = _DEFAULT_MAX_CONNECTIONS
     retries: int = _DEFAULT_RETRIES
+    cluster: bool = False
+    more_nodes: tuple[tuple[str, int], ...] = ()
+    """Seed nodes of a cluster besides ``host:port``."""
     username: str | None = field(default=None, repr=False)
     password: str | None = field(default=None, repr=False)
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -133,7 +154,15 @@ class RedisOptions:
             if name in given:
                 raise ValueError(f"parameter {name!r} is given twice")
             given[name] = value
-        known = {"prefix", "socket_timeout", "connect_timeout", "max_connections", "retries"}
+        known = {
+            "prefix",
+            "socket_timeout",
+            "connect_timeout",
+            "max_connections",
+            "retries",
+            "cluster",
+            "nodes",
+        }
         unknown = sorted(set(given) - known - extra)
         if unknown:
             allowed = ", ".join(sorted(known | extra))
@@ -142,6 +171,11 @@ class RedisOptions:
         if "{" in prefix or "}" in prefix:
             # A brace in the prefix would become every key's hash tag: one Cluster shard.
             raise ValueError("parameter 'prefix' may not contain '{' or '}'")
+        cluster = _flag(given, "cluster")
+        if cluster and int(db_text) != 0:
+            raise ValueError("a Redis Cluster has only database 0 (the URL's path)")
+        if "nodes" in given and not cluster:
+            raise ValueError("parameter 'nodes' lists seed nodes of a cluster: add cluster=true")
         return cls(
             host=parts.hostname or "localhost",
             port=port or 6379,
@@ -152,6 +186,8 @@ class RedisOptions:
             connect_timeout=_seconds(given, "connect_timeout", _DEFAULT_CONNECT_TIMEOUT),
             max_connections=_whole(given, "max_connections", _DEFAULT_MAX_CONNECTIONS, 1),
             retries=_whole(given, "retries", _DEFAULT_RETRIES, 0),
+            cluster=cluster,
+            more_nodes=_nodes(given.get("nodes")),
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password is not None else None,
             extra={name: given[name] for name in extra if name in given},
@@ -176,9 +212,27 @@ class RedisOptions:
             "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
         }
 
+    def cluster_arguments(self) -> dict[str, Any]:
+        """Keyword arguments of ``redis.cluster.RedisCluster`` and
+        ``redis.asyncio.cluster.RedisCluster``, seed nodes aside (imports redis).
+
+        ``max_connections`` bounds each node's pool; ``retry`` belongs to the cluster client,
+        which sends a failed command again after refreshing its map of the nodes.
+        """
+        arguments = self.client_arguments()
+        for name in ("host", "port", "db"):
+            del arguments[name]
+        return arguments
+
+    def seed_nodes(self) -> list[tuple[str, int]]:
+        """``(host, port)`` of every seed node of a cluster, the URL's own first."""
+        return [(self.host, self.port), *self.more_nodes]
+
     def shown(self) -> str:
         """The URL without credentials, for messages and ``repr``."""
         scheme = "rediss" if self.tls else "redis"
+        if self.cluster:
+            return f"{scheme}://{self.host}:{self.port}?cluster=true&prefix={self.prefix}"
         return f"{scheme}://{self.host}:{self.port}/{self.db}?prefix={self.prefix}"
 
 
@@ -192,6 +246,29 @@ def _seconds(given: Mapping[str, str], name: str, default: float) -> float:
     if not (math.isfinite(value) and 0 < value <= 3600):
         raise ValueError(f"parameter {name!r} must be more than 0 and at most 3600 seconds")
     return value
+
+
+def _flag(given: Mapping[str, str], name: str) -> bool:
+    text = given.get(name, "false").lower()
+    if text not in ("true", "false"):
+        raise ValueError(f"parameter {name!r} must be true or false")
+    return text == "true"
+
+
+def _nodes(text: str | None) -> tuple[tuple[str, int], ...]:
+    if text is None:
+        return ()
+    found: list[tuple[str, int]] = []
+    for item in text.split(","):
+        try:
+            parts = urlsplit("//" + item.strip())
+            port = parts.port
+        except ValueError:
+            port = None
+        if not parts.hostname or port is None or parts.username or parts.path or parts.query:
+            raise ValueError("parameter 'nodes' lists seed nodes as host:port,host:port")
+        found.append((parts.hostname, port))
+    return tuple(found)
 
 
 def _whole(given: Mapping[str, str], name: str, default: int, least: int) -> int:
@@ -217,8 +294,11 @@ def backend_errors() -> tuple[type[BaseException], ...]:
     """The exception types that mean "Redis is unavailable" (imports redis).
 
     Connection failures (refused, reset, authentication, too many connections, still loading
-    its data), timeouts, a read-only replica, a server out of memory, a Cluster that is down or
-    resharding, and an update that kept losing its optimistic commit.
+    its data), timeouts, a read-only replica, a server out of memory, a Cluster that is down,
+    resharding or failing over (``ClusterDownError``, ``TryAgainError``, ``MovedError`` and
+    ``AskError`` still unresolved after redis-py's redirections, ``ClusterError`` when they ran
+    out, ``RedisClusterException`` when no node answers to tell which node serves a slot), and
+    an update that kept losing its optimistic commit.
     """
     from redis import exceptions
 
@@ -227,8 +307,11 @@ def backend_errors() -> tuple[type[BaseException], ...]:
         exceptions.TimeoutError,
         exceptions.ReadOnlyError,
         exceptions.OutOfMemoryError,
+        exceptions.ClusterError,
         exceptions.ClusterDownError,
         exceptions.TryAgainError,
+        exceptions.AskError,
+        exceptions.RedisClusterException,
         StoreContentionError,
     )
 
@@ -279,6 +362,18 @@ def _new_token() -> bytes:
 
 
 # --- scripts --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Script:
+    """A Lua script, sent by its SHA-1 (``EVALSHA``) and loaded when a server lacks it."""
+
+    source: str
+    sha: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())  # noqa: S324 - Redis names scripts by SHA-1
+
 
 COMMIT_SCRIPT = """
 -- KEYS: every key the mutation read. ARGV[1]: this commit's token; then three arguments per
@@ -337,6 +432,9 @@ return {1}
 """A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
 ``{1}`` when admitted, else ``{0, score}`` where ``score`` is the time of the oldest of the last
 ``limit`` admitted requests."""
+
+_COMMIT = _Script(COMMIT_SCRIPT)
+_ADMIT = _Script(ADMIT_SCRIPT)
 
 
 # --- plans ----------------------------------------------------------------------------------
@@ -485,31 +583,115 @@ def _is_no_script(error: BaseException) -> bool:
     return isinstance(error, NoScriptError)
 
 
+def _sync_client(options: RedisOptions) -> _SyncClient:
+    """The ``redis`` client a URL names: one server, or a cluster (which, being built, asks a
+    seed node for its map of slots)."""
+    import redis
+
+    if not options.cluster:
+        return redis.Redis(**options.client_arguments())
+    from redis.cluster import ClusterNode, RedisCluster
+
+    seeds = [ClusterNode(host, port) for host, port in options.seed_nodes()]  # type: ignore[no-untyped-call]
+    return RedisCluster(startup_nodes=seeds, **options.cluster_arguments())
+
+
+def _async_client(options: RedisOptions) -> _AsyncClient:
+    """The ``redis.asyncio`` client a URL names (a cluster client connects on first use)."""
+    import redis.asyncio
+
+    if not options.cluster:
+        return redis.asyncio.Redis(**options.client_arguments())
+    from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+    seeds = [ClusterNode(host, port) for host, port in options.seed_nodes()]
+    return RedisCluster(startup_nodes=seeds, **options.cluster_arguments())
+
+
+def _route(client: _SyncClient, key: str) -> dict[str, Any]:
+    """Where a blocking cluster pipeline sends a script on ``key``: its node, from the client's
+    map of slots. Left to redis-py, its cluster pipeline would first ask a server for the
+    script's keys (``COMMAND GETKEYS``): a round trip more. A redirection (``MOVED``) is still
+    followed: the command is then sent again, routed afresh."""
+    from redis.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster):
+        return {"target_nodes": client.get_node_from_key(key)}  # type: ignore[no-untyped-call]
+    return {}
+
+
+class _Connector:
+    """The client of a blocking store or sink, built on first use.
+
+    A cluster client connects to a seed node as it is built, to learn which node serves which
+    slot; building it at the first call means that a cluster unreachable when govcore starts
+    makes calls fail with a backend error (503) until it answers, as one server would, instead
+    of failing the start.
+    """
+
+    def __init__(self, make: Callable[[], _SyncClient]) -> None:
+        self._make = make
+        self._client: _SyncClient | None = None
+        self._lock = threading.Lock()
+
+    def client(self) -> _SyncClient:
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._make()
+                client = self._client
+        return client
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+
+def _given(client: _SyncClient | None, connect: Callable[[], _SyncClient] | None) -> _Connector:
+    if (client is None) == (connect is None):
+        raise TypeError("give either a client or a connect function")
+    if client is not None:
+        return _Connector(lambda: client)
+    assert connect is not None
+    return _Connector(connect)
+
+
 # --- the stores -----------------------------------------------------------------------------
 
 
 class RedisStore:
     """A :class:`~govcore.types.PipelinedStore` on Redis, shared by every process that uses it.
 
-    Built from ``settings.store: redis://...`` (see :class:`RedisOptions` for the URL). Expiry
-    follows the injected clock: each value carries its ``expires_at``; the server's own TTL only
-    collects garbage, :data:`GC_MARGIN_SECONDS` later. Updates commit optimistically: one read,
-    the mutation, then one script that writes everything only if nothing changed meanwhile
-    (else the mutation runs again on the values the script answered with).
+    Built from ``settings.store: redis://...`` (see :class:`RedisOptions` for the URL; add
+    ``cluster=true`` for a Redis Cluster). Expiry follows the injected clock: each value carries
+    its ``expires_at``; the server's own TTL only collects garbage, :data:`GC_MARGIN_SECONDS`
+    later. Updates commit optimistically: one read, the mutation, then one script that writes
+    everything only if nothing changed meanwhile (else the mutation runs again on the values the
+    script answered with).
 
-    All keys of one :meth:`update_many` must share a hash tag (govcore's do), so that the
-    script touches one Redis Cluster slot. Safe to share between threads.
+    All keys of one :meth:`update_many`, and the ``read`` keys of one :meth:`admit`, must share
+    a hash tag (govcore's do), so that each command touches one Redis Cluster slot. Safe to
+    share between threads.
+
+    Args:
+        client: a ``redis.Redis`` or ``redis.cluster.RedisCluster``;
+        connect: instead of ``client``, a function that builds one at the first call.
     """
 
     def __init__(
-        self, client: redis.Redis, *, clock: Clock = system_clock, prefix: str = ""
+        self,
+        client: _SyncClient | None = None,
+        *,
+        clock: Clock = system_clock,
+        prefix: str = "",
+        connect: Callable[[], _SyncClient] | None = None,
     ) -> None:
-        self._client = client
+        self._connector = _given(client, connect)
         self._clock = clock
         self._layout = _Layout(prefix)
-        self._commit = client.register_script(COMMIT_SCRIPT)
-        self._admit = client.register_script(ADMIT_SCRIPT)
-        self._admit_sha = self._admit.sha
         self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
         self._shown = f"RedisStore(prefix={prefix!r})"
 
@@ -522,9 +704,7 @@ class RedisStore:
         """
         options = RedisOptions.parse(url)
         _import_redis()
-        import redis
-
-        store = cls(redis.Redis(**options.client_arguments()), clock=clock, prefix=options.prefix)
+        store = cls(clock=clock, prefix=options.prefix, connect=lambda: _sync_client(options))
         store._shown = f"RedisStore({options.shown()!r})"
         return store
 
@@ -533,19 +713,21 @@ class RedisStore:
 
     def close(self) -> None:
         """Close the pool's connections."""
-        self._client.close()
+        self._connector.close()
 
     def get(self, key: str) -> bytes | None:
-        raw: bytes | None = self._client.get(self._layout.key(key))  # type: ignore[assignment]
+        raw: bytes | None = self._connector.client().get(self._layout.key(key))  # type: ignore[assignment]
         return self._layout.decode(raw, self._clock(), key)
 
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
-        self._client.set(self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now))
+        self._connector.client().set(
+            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
+        )
 
     def delete(self, key: str) -> None:
-        self._client.delete(self._layout.key(key))
+        self._connector.client().delete(self._layout.key(key))
 
     def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         return self._run(_update_plan(self._layout, self._clock, [key], _single(key, mutate), None))
@@ -563,14 +745,21 @@ class RedisStore:
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
+        client = self._connector.client()
+        route = _route(client, call.key)
         for _ in range(2):
-            pipe = self._client.pipeline(transaction=False)
-            pipe.evalsha(self._admit_sha, 1, call.key, *call.args)
+            # Not a transaction: on a cluster the script and the MGET go to the nodes of their
+            # own slots, written to every node before any answer is read (one round trip).
+            # redis-py's cluster pipeline blocks its evalsha() and mget() methods, as they may
+            # span slots; these commands do not (each one's keys share a slot, which redis-py
+            # checks as it routes them), so they go through execute_command.
+            pipe = client.pipeline(transaction=False)
+            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args, **route)
             if call.read:
-                pipe.mget(call.redis_read_keys())
+                pipe.execute_command("MGET", *call.redis_read_keys())
             replies = pipe.execute(raise_on_error=False)
             if _is_no_script(replies[0]):
-                self._client.script_load(ADMIT_SCRIPT)  # a restarted or flushed server
+                client.script_load(_ADMIT.source)  # a restarted or flushed server
                 continue
             for reply in replies:
                 if isinstance(reply, Exception):
@@ -578,15 +767,26 @@ class RedisStore:
             return call.answer(replies[0], replies[1] if call.read else None)
         raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
 
+    def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | int]) -> Any:
+        client = self._connector.client()
+        try:
+            return client.evalsha(script.sha, len(keys), *keys, *args)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        # A restarted or flushed server (on a cluster, SCRIPT LOAD goes to every primary).
+        client.script_load(script.source)
+        return client.evalsha(script.sha, len(keys), *keys, *args)
+
     def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
         try:
             while True:
                 step = plan.send(answer)
                 if isinstance(step, _Read):
-                    answer = self._client.mget(step.keys)
+                    answer = self._connector.client().mget(step.keys)
                 elif isinstance(step, _Commit):
-                    answer = self._commit(keys=step.keys, args=step.args)
+                    answer = self._eval(_COMMIT, step.keys, step.args)
                 else:
                     time.sleep(step.seconds)
                     answer = None
@@ -598,19 +798,17 @@ class RedisStore:
 class AsyncRedisStore:
     """:class:`RedisStore` for ``asyncio`` (an :class:`~govcore.types.AsyncPipelinedStore`).
 
-    The same layout, scripts and rules, through ``redis.asyncio``: waiting for Redis never
-    blocks the event loop. Use it from one event loop; :meth:`aclose` it when done.
+    The same layout, scripts and rules, through ``redis.asyncio`` (a ``redis.asyncio.Redis`` or
+    ``redis.asyncio.cluster.RedisCluster``): waiting for Redis never blocks the event loop. Use
+    it from one event loop; :meth:`aclose` it when done.
     """
 
     def __init__(
-        self, client: redis.asyncio.Redis, *, clock: Clock = system_clock, prefix: str = ""
+        self, client: _AsyncClient, *, clock: Clock = system_clock, prefix: str = ""
     ) -> None:
         self._client = client
         self._clock = clock
         self._layout = _Layout(prefix)
-        self._commit = client.register_script(COMMIT_SCRIPT)
-        self._admit = client.register_script(ADMIT_SCRIPT)
-        self._admit_sha = self._admit.sha
         self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
         self._shown = f"AsyncRedisStore(prefix={prefix!r})"
 
@@ -619,10 +817,7 @@ class AsyncRedisStore:
         """As :meth:`RedisStore.from_url`."""
         options = RedisOptions.parse(url)
         _import_redis()
-        import redis.asyncio
-
-        client = redis.asyncio.Redis(**options.client_arguments())
-        store = cls(client, clock=clock, prefix=options.prefix)
+        store = cls(_async_client(options), clock=clock, prefix=options.prefix)
         store._shown = f"AsyncRedisStore({options.shown()!r})"
         return store
 
@@ -665,19 +860,28 @@ class AsyncRedisStore:
     ) -> Admission:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
         for _ in range(2):
-            pipe = self._client.pipeline(transaction=False)
-            pipe.evalsha(self._admit_sha, 1, call.key, *call.args)
+            pipe = self._client.pipeline(transaction=False)  # as in RedisStore.admit
+            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args)
             if call.read:
-                pipe.mget(call.redis_read_keys())
+                pipe.execute_command("MGET", *call.redis_read_keys())
             replies = await pipe.execute(raise_on_error=False)
             if _is_no_script(replies[0]):
-                await self._client.script_load(ADMIT_SCRIPT)
+                await self._client.script_load(_ADMIT.source)
                 continue
             for reply in replies:
                 if isinstance(reply, Exception):
                     raise reply
             return call.answer(replies[0], replies[1] if call.read else None)
         raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+
+    async def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | int]) -> Any:
+        try:
+            return await self._client.evalsha(script.sha, len(keys), *keys, *args)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        await self._client.script_load(script.source)
+        return await self._client.evalsha(script.sha, len(keys), *keys, *args)
 
     async def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
@@ -687,7 +891,7 @@ class AsyncRedisStore:
                 if isinstance(step, _Read):
                     answer = await self._client.mget(step.keys)
                 elif isinstance(step, _Commit):
-                    answer = await self._commit(keys=step.keys, args=step.args)
+                    answer = await self._eval(_COMMIT, step.keys, step.args)
                 else:
                     await asyncio.sleep(step.seconds)
                     answer = None
@@ -710,14 +914,26 @@ class RedisDecisionLog:
     decision queue's background thread delivers to it, never a check.
 
     Built from ``settings.decision_log_stream``: a ``redis://`` or ``rediss://`` URL with the
-    connection parameters of :class:`RedisOptions` (``prefix`` aside) plus ``stream`` (the
-    stream's key, default ``govcore:decisions``) and ``maxlen`` (default 1000000).
+    connection parameters of :class:`RedisOptions` (``prefix`` aside; ``cluster=true`` for a
+    Redis Cluster, where the stream is one key on one node) plus ``stream`` (the stream's key,
+    default ``govcore:decisions``) and ``maxlen`` (default 1000000).
+
+    Args:
+        client: a ``redis.Redis`` or ``redis.cluster.RedisCluster``;
+        connect: instead of ``client``, a function that builds one at the first record.
     """
 
     blocking = True
 
-    def __init__(self, client: redis.Redis, *, stream: str, maxlen: int) -> None:
-        self._client = client
+    def __init__(
+        self,
+        client: _SyncClient | None = None,
+        *,
+        stream: str,
+        maxlen: int,
+        connect: Callable[[], _SyncClient] | None = None,
+    ) -> None:
+        self._connector = _given(client, connect)
         self.stream = stream
         self.maxlen = maxlen
 
@@ -730,22 +946,20 @@ class RedisDecisionLog:
         """
         options = RedisOptions.parse(url, extra=frozenset({"stream", "maxlen"}))
         _import_redis()
-        import redis
-
         stream = options.extra.get("stream", DEFAULT_STREAM)
         if not stream:
             raise ValueError("parameter 'stream' must not be empty")
         maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1)
-        return cls(redis.Redis(**options.client_arguments()), stream=stream, maxlen=maxlen)
+        return cls(stream=stream, maxlen=maxlen, connect=lambda: _sync_client(options))
 
     def __repr__(self) -> str:
         return f"RedisDecisionLog(stream={self.stream!r}, maxlen={self.maxlen})"
 
     def record(self, decision: Decision) -> None:
-        self._client.xadd(
+        self._connector.client().xadd(
             self.stream, {"decision": decision.to_json()}, maxlen=self.maxlen, approximate=True
         )
 
     def close(self) -> None:
         """Close the pool's connections."""
-        self._client.close()
+        self._connector.close()

@@ -6,7 +6,8 @@ have: subclass it in a pytest module and provide a ``make_store(clock)`` method.
 ``AsyncStoreConformance`` is the same for an :class:`~govcore.types.AsyncStore`, and
 ``PipelinedStoreConformance`` / ``AsyncPipelinedStoreConformance`` hold the behaviour of the
 optional ``admit`` and ``reads`` (skipped for a store without them). ``RedisServer``
-(:mod:`govcore.testing.redis`) starts a throwaway ``redis-server`` for tests.
+(:mod:`govcore.testing.redis`) starts a throwaway ``redis-server`` for tests, ``RedisCluster``
+a throwaway Redis Cluster of a few of them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from govcore.testing.async_store import AsyncStoreConformance
 from govcore.testing.clock import FakeClock
 from govcore.testing.pipelined import AsyncPipelinedStoreConformance, PipelinedStoreConformance
-from govcore.testing.redis import RedisServer, RedisServerError
+from govcore.testing.redis import RedisCluster, RedisServer, RedisServerError
 from govcore.testing.store import StoreConformance
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "AsyncStoreConformance",
     "FakeClock",
     "PipelinedStoreConformance",
+    "RedisCluster",
     "RedisServer",
     "RedisServerError",
     "StoreConformance",

@@ -143,7 +143,7 @@ class AsyncStoreConformance:
         """A mutation that raises leaves every entry as it was, and the exception propagates."""
 
         async def body(store: AsyncStore, clock: FakeClock) -> None:
-            await store.set("a", b"1", expires_at=clock.now + 10)
+            await store.set("{t}a", b"1", expires_at=clock.now + 10)
 
             def broken(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
                 raise LookupError("bug")
@@ -151,15 +151,18 @@ class AsyncStoreConformance:
             def broken_one(raw: bytes | None, now: float) -> StoreWrite[None]:
                 raise LookupError("bug")
 
-            for attempt in (store.update_many(["a", "b"], broken), store.update("a", broken_one)):
+            for attempt in (
+                store.update_many(["{t}a", "{t}b"], broken),
+                store.update("{t}a", broken_one),
+            ):
                 try:
                     await attempt
                 except LookupError:
                     pass
                 else:  # pragma: no cover - the conformance failure
                     raise AssertionError("the mutation's exception did not propagate")
-            assert await store.get("a") == b"1"
-            assert await store.get("b") is None
+            assert await store.get("{t}a") == b"1"
+            assert await store.get("{t}b") is None
 
         self._run(body)
 
@@ -167,19 +170,19 @@ class AsyncStoreConformance:
         """update_many hands the live values in key order and stores every write."""
 
         async def body(store: AsyncStore, clock: FakeClock) -> None:
-            await store.set("b", b"2", expires_at=clock.now + 10)
+            await store.set("{t}b", b"2", expires_at=clock.now + 10)
             seen: list[list[bytes | None]] = []
 
             def both(values: Sequence[bytes | None], now: float) -> StoreCommit[str]:
                 seen.append(list(values))
-                return StoreCommit("done", {"a": (b"A", now + 10), "b": (b"B", now + 20)})
+                return StoreCommit("done", {"{t}a": (b"A", now + 10), "{t}b": (b"B", now + 20)})
 
-            assert await store.update_many(["a", "b"], both) == "done"
+            assert await store.update_many(["{t}a", "{t}b"], both) == "done"
             assert seen == [[None, b"2"]]
-            assert await store.get("a") == b"A"
+            assert await store.get("{t}a") == b"A"
             clock.advance(15)
-            assert await store.get("a") is None
-            assert await store.get("b") == b"B"
+            assert await store.get("{t}a") is None
+            assert await store.get("{t}b") == b"B"
 
         self._run(body)
 
@@ -187,11 +190,13 @@ class AsyncStoreConformance:
         """A commit with no writes leaves every entry and expiry alone."""
 
         async def body(store: AsyncStore, clock: FakeClock) -> None:
-            await store.set("a", b"1", expires_at=clock.now + 10)
-            got = await store.update_many(["a", "b"], lambda values, now: StoreCommit(len(values)))
+            await store.set("{t}a", b"1", expires_at=clock.now + 10)
+            got = await store.update_many(
+                ["{t}a", "{t}b"], lambda values, now: StoreCommit(len(values))
+            )
             assert got == 2
-            assert await store.get("a") == b"1"
-            assert await store.get("b") is None
+            assert await store.get("{t}a") == b"1"
+            assert await store.get("{t}b") is None
 
         self._run(body)
 
@@ -199,7 +204,7 @@ class AsyncStoreConformance:
         """Concurrent tasks' read-modify-write updates lose no increment or transfer."""
 
         async def body(store: AsyncStore, clock: FakeClock) -> None:
-            await store.set("x", b"400", expires_at=clock.now + 100)
+            await store.set("{t}x", b"400", expires_at=clock.now + 100)
 
             def increment(raw: bytes | None, now: float) -> StoreWrite[None]:
                 return StoreWrite(str(int(raw or b"0") + 1).encode(), now + 100, None)
@@ -207,19 +212,19 @@ class AsyncStoreConformance:
             def transfer(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
                 x, y = (int(v or b"0") for v in values)
                 writes = {
-                    "x": (str(x - 1).encode(), now + 100),
-                    "y": (str(y + 1).encode(), now + 100),
+                    "{t}x": (str(x - 1).encode(), now + 100),
+                    "{t}y": (str(y + 1).encode(), now + 100),
                 }
                 return StoreCommit(None, writes)
 
             async def worker() -> None:
                 for _ in range(50):
                     await store.update("n", increment)
-                    await store.update_many(["x", "y"], transfer)
+                    await store.update_many(["{t}x", "{t}y"], transfer)
 
             await asyncio.gather(*(worker() for _ in range(4)))
             assert await store.get("n") == b"200"
-            assert (await store.get("x"), await store.get("y")) == (b"200", b"200")
+            assert (await store.get("{t}x"), await store.get("{t}y")) == (b"200", b"200")
 
         self._run(body)
 

@@ -3,6 +3,7 @@
 Written once, as coroutines: :class:`PipelinedStoreConformance` runs them on a synchronous store
 (through a wrapper whose methods call it directly), :class:`AsyncPipelinedStoreConformance` on
 an :class:`~govcore.types.AsyncPipelinedStore`. A store without ``admit`` skips them.
+The keys one call reads or updates together share a hash tag, as in the other suites.
 """
 
 from __future__ import annotations
@@ -132,15 +133,15 @@ class _PipelinedBehaviour:
         or expired); the window's own key is never among them."""
 
         async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
-            await store.set("a", b"A", expires_at=clock.now + 10)
-            await store.set("gone", b"G", expires_at=clock.now + 1)
+            await store.set("{t}a", b"A", expires_at=clock.now + 10)
+            await store.set("{t}gone", b"G", expires_at=clock.now + 1)
             clock.advance(1)
             admitted = await store.admit(
-                "w", limit=5, window_seconds=WINDOW, read=["a", "gone", "never"]
+                "w", limit=5, window_seconds=WINDOW, read=["{t}a", "{t}gone", "{t}never"]
             )
             assert admitted.wait is None
-            assert dict(admitted.reads.values) == {"a": b"A", "gone": None, "never": None}
-            assert await store.get("a") == b"A"  # reading changed nothing
+            assert dict(admitted.reads.values) == {"{t}a": b"A", "{t}gone": None, "{t}never": None}
+            assert await store.get("{t}a") == b"A"  # reading changed nothing
 
         self._run(body)
 
@@ -148,18 +149,22 @@ class _PipelinedBehaviour:
         """update_many given an admission's reads sees those values and writes its commit."""
 
         async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
-            await store.set("a", b"1", expires_at=clock.now + 10)
-            reads = (await store.admit("w", limit=5, window_seconds=WINDOW, read=["a", "b"])).reads
+            await store.set("{t}a", b"1", expires_at=clock.now + 10)
+            reads = (
+                await store.admit("w", limit=5, window_seconds=WINDOW, read=["{t}a", "{t}b"])
+            ).reads
             seen: list[list[bytes | None]] = []
 
             def bump(values: Sequence[bytes | None], now: float) -> StoreCommit[int]:
                 seen.append(list(values))
                 a = int(values[0] or b"0") + 1
-                return StoreCommit(a, {"a": (str(a).encode(), now + 10), "b": (b"B", now + 10)})
+                return StoreCommit(
+                    a, {"{t}a": (str(a).encode(), now + 10), "{t}b": (b"B", now + 10)}
+                )
 
-            assert await store.update_many(["a", "b"], bump, reads=reads) == 2
+            assert await store.update_many(["{t}a", "{t}b"], bump, reads=reads) == 2
             assert seen == [[b"1", None]]
-            assert (await store.get("a"), await store.get("b")) == (b"2", b"B")
+            assert (await store.get("{t}a"), await store.get("{t}b")) == (b"2", b"B")
 
         self._run(body)
 
@@ -168,16 +173,16 @@ class _PipelinedBehaviour:
         write is lost."""
 
         async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
-            await store.set("a", b"1", expires_at=clock.now + 10)
-            reads = (await store.admit("w", limit=5, window_seconds=WINDOW, read=["a"])).reads
-            await store.set("a", b"10", expires_at=clock.now + 10)  # another writer, meanwhile
+            await store.set("{t}a", b"1", expires_at=clock.now + 10)
+            reads = (await store.admit("w", limit=5, window_seconds=WINDOW, read=["{t}a"])).reads
+            await store.set("{t}a", b"10", expires_at=clock.now + 10)  # another writer, meanwhile
 
             def bump(values: Sequence[bytes | None], now: float) -> StoreCommit[int]:
                 a = int(values[0] or b"0") + 1
-                return StoreCommit(a, {"a": (str(a).encode(), now + 10)})
+                return StoreCommit(a, {"{t}a": (str(a).encode(), now + 10)})
 
-            assert await store.update_many(["a"], bump, reads=reads) == 11
-            assert await store.get("a") == b"11"
+            assert await store.update_many(["{t}a"], bump, reads=reads) == 11
+            assert await store.get("{t}a") == b"11"
 
         self._run(body)
 
@@ -185,12 +190,12 @@ class _PipelinedBehaviour:
         """Reads that miss some of the keys (or none at all) still give the live values."""
 
         async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
-            await store.set("a", b"1", expires_at=clock.now + 10)
-            await store.set("b", b"2", expires_at=clock.now + 10)
-            reads = (await store.admit("w", limit=5, window_seconds=WINDOW, read=["a"])).reads
+            await store.set("{t}a", b"1", expires_at=clock.now + 10)
+            await store.set("{t}b", b"2", expires_at=clock.now + 10)
+            reads = (await store.admit("w", limit=5, window_seconds=WINDOW, read=["{t}a"])).reads
             for given in (reads, StoreReads(), None):
                 got = await store.update_many(
-                    ["a", "b"], lambda values, now: StoreCommit(list(values)), reads=given
+                    ["{t}a", "{t}b"], lambda values, now: StoreCommit(list(values)), reads=given
                 )
                 assert got == [b"1", b"2"]
 

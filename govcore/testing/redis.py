@@ -1,4 +1,5 @@
-"""A throwaway ``redis-server`` for tests: started on a free port, stopped and restarted at will."""
+"""Throwaway Redis for tests: a ``redis-server`` on a free port (:class:`RedisServer`), or a
+Redis Cluster of a few of them (:class:`RedisCluster`), stopped and restarted at will."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["RedisServer", "RedisServerError"]
+__all__ = ["RedisCluster", "RedisServer", "RedisServerError"]
 
 
 class RedisServerError(RuntimeError):
@@ -29,6 +31,8 @@ class RedisServer:
         executable: the ``redis-server`` binary (default: found on ``PATH``).
         persistent: keep data across :meth:`restart` (append-only file, ``fsync`` per write).
         startup_timeout: seconds to wait for it to answer ``PING``.
+        arguments: further ``redis-server`` options (for example ``--cluster-enabled yes``).
+        port: the port to listen on (default: a free one).
     """
 
     def __init__(
@@ -37,6 +41,8 @@ class RedisServer:
         *,
         persistent: bool = False,
         startup_timeout: float = 10.0,
+        arguments: Sequence[str] = (),
+        port: int | None = None,
     ) -> None:
         found = executable or shutil.which("redis-server")
         if found is None:
@@ -44,7 +50,8 @@ class RedisServer:
         self.executable = found
         self.persistent = persistent
         self.startup_timeout = startup_timeout
-        self.port = _free_port()
+        self.arguments = tuple(arguments)
+        self.port = port if port is not None else _free_port()
         self._directory = tempfile.TemporaryDirectory(prefix="govcore-redis-")
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -81,6 +88,7 @@ class RedisServer:
             "no",
             "--loglevel",
             "warning",
+            *self.arguments,
         ]
         log = Path(self._directory.name, "server.log").open("ab")  # noqa: SIM115 - the child's
         with log:
@@ -147,3 +155,180 @@ def _free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+CLUSTER_SLOTS = 16384
+"""Hash slots of a Redis Cluster."""
+_BUS_PORT_OFFSET = 10000  # a cluster node also listens on its port + 10000 (the cluster bus)
+
+
+class RedisCluster:
+    """A Redis Cluster of ``redis-server`` primaries from ``PATH``, without replicas or persistence.
+
+    Each node is a :class:`RedisServer` started with ``--cluster-enabled yes``; the slots are
+    split into equal ranges, one per node (``CLUSTER ADDSLOTS``), and the nodes are introduced to
+    each other (``CLUSTER MEET``), which is what ``redis-cli --cluster create`` does, without
+    needing ``redis-cli``. :meth:`start` returns once every node reports ``cluster_state:ok``.
+    A node's :meth:`RedisServer.restart` keeps its slots (its cluster configuration file stays)
+    and loses its data.
+
+    Args:
+        executable: the ``redis-server`` binary (default: found on ``PATH``).
+        primaries: how many nodes share the slots (at least 1).
+        node_timeout_ms: ``cluster-node-timeout``: how long a node may be unreachable before the
+            others declare it failed (and, without replicas, the cluster down).
+        startup_timeout: seconds to wait for each node to answer, and for the cluster to form.
+    """
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        primaries: int = 3,
+        node_timeout_ms: int = 5000,
+        startup_timeout: float = 20.0,
+    ) -> None:
+        if primaries < 1:
+            raise ValueError("a Redis Cluster needs at least one primary")
+        self.startup_timeout = startup_timeout
+        self.nodes = [
+            RedisServer(
+                executable,
+                startup_timeout=startup_timeout,
+                port=_free_cluster_port(),
+                arguments=(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    str(node_timeout_ms),
+                ),
+            )
+            for _ in range(primaries)
+        ]
+        self._formed = False
+
+    @property
+    def ports(self) -> list[int]:
+        """The nodes' ports, in the order of their slot ranges."""
+        return [node.port for node in self.nodes]
+
+    @property
+    def url(self) -> str:
+        """``redis://127.0.0.1:<first node's port>?cluster=true``: a seed node; the client
+        discovers the others."""
+        return f"redis://127.0.0.1:{self.nodes[0].port}?cluster=true"
+
+    def start(self) -> RedisCluster:
+        """Start every node, form the cluster (the first time), and wait until it is ``ok``."""
+        try:
+            for node in self.nodes:
+                node.start()
+            if not self._formed:
+                self._form()
+                self._formed = True
+            self.wait_until_ok()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _form(self) -> None:
+        count = len(self.nodes)
+        for index, node in enumerate(self.nodes):
+            first = index * CLUSTER_SLOTS // count
+            last = (index + 1) * CLUSTER_SLOTS // count
+            _command(node.port, "CLUSTER", "ADDSLOTS", *map(str, range(first, last)))
+        for node in self.nodes[1:]:
+            _command(self.nodes[0].port, "CLUSTER", "MEET", "127.0.0.1", str(node.port))
+
+    def wait_until_ok(self) -> None:
+        """Return once every node answers ``cluster_state:ok`` (raise after the timeout)."""
+        deadline = time.monotonic() + self.startup_timeout
+        while not all(self.state(node.port) == "ok" for node in self.nodes):
+            if time.monotonic() > deadline:
+                raise RedisServerError(f"the Redis Cluster on ports {self.ports} did not form")
+            time.sleep(0.05)
+
+    @staticmethod
+    def state(port: int) -> str:
+        """The ``cluster_state`` a node reports (``ok``, ``fail``), or ``down`` when unreachable."""
+        try:
+            info = _command(port, "CLUSTER", "INFO").decode()
+        except (OSError, RedisServerError):
+            return "down"
+        for line in info.splitlines():
+            if line.startswith("cluster_state:"):
+                return line.split(":", 1)[1].strip()
+        return "unknown"
+
+    def stop(self) -> None:
+        """Stop every node (their configuration files stay: :meth:`start` brings them back)."""
+        for node in self.nodes:
+            node.stop()
+
+    def close(self) -> None:
+        """Stop every node and remove their directories."""
+        for node in self.nodes:
+            node.close()
+
+    def __enter__(self) -> RedisCluster:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _free_cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free too."""
+    for _ in range(100):
+        port = _free_port()
+        if port + _BUS_PORT_OFFSET > 65535:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port + _BUS_PORT_OFFSET))
+            except OSError:
+                continue
+        return port
+    raise RedisServerError("found no free port pair for a cluster node")
+
+
+def _command(port: int, *parts: str, timeout: float = 2.0) -> bytes:
+    """Send one command to the server on ``port``; its reply (a simple string, an integer or a
+    bulk string), raw. An error reply raises :class:`RedisServerError`."""
+    request = f"*{len(parts)}\r\n".encode() + b"".join(
+        f"${len(part.encode())}\r\n".encode() + part.encode() + b"\r\n" for part in parts
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(request)
+        received = b""
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise RedisServerError(f"the server on port {port} closed the connection")
+            received += chunk
+            header, separator, rest = received.partition(b"\r\n")
+            if not separator:
+                continue
+            kind, value = header[:1], header[1:]
+            if kind == b"-":
+                raise RedisServerError(
+                    f"{parts[0]} {parts[1] if len(parts) > 1 else ''}: {value!r}"
+                )
+            if kind in (b"+", b":"):
+                return value
+            if kind == b"$":
+                length = int(value)
+                if length < 0:
+                    return b""
+                if len(rest) >= length + 2:
+                    return rest[:length]
+                continue
+            raise RedisServerError(f"an unexpected reply from port {port}: {header!r}")

@@ -1,4 +1,9 @@
-"""The behaviour every store must have, written once for all backends."""
+"""The behaviour every store must have, written once for all backends.
+
+The keys one call uses together (an ``update_many``, an admission's ``read``) share a hash tag
+(``{t}a``, ``{t}b``), as the store protocol promises, so the suites run on a sharded store (Redis
+Cluster) too; single keys spread over the shards.
+"""
 
 from __future__ import annotations
 
@@ -165,67 +170,73 @@ class StoreConformance:
     def test_update_many_reads_in_order_and_writes_together(self) -> None:
         """update_many hands the live values in key order and stores every write."""
         store, clock = self._store()
-        store.set("b", b"2", expires_at=clock.now + 10)
+        store.set("{t}b", b"2", expires_at=clock.now + 10)
         seen: list[Sequence[bytes | None]] = []
 
         def both(values: Sequence[bytes | None], now: float) -> StoreCommit[str]:
             seen.append(list(values))
-            return StoreCommit("done", {"a": (b"A", now + 10), "b": (b"B", now + 20)})
+            return StoreCommit("done", {"{t}a": (b"A", now + 10), "{t}b": (b"B", now + 20)})
 
-        assert store.update_many(["a", "b"], both) == "done"
+        assert store.update_many(["{t}a", "{t}b"], both) == "done"
         assert seen == [[None, b"2"]]
-        assert store.get("a") == b"A"
+        assert store.get("{t}a") == b"A"
         clock.advance(15)
-        assert store.get("a") is None
-        assert store.get("b") == b"B"
+        assert store.get("{t}a") is None
+        assert store.get("{t}b") == b"B"
 
     def test_update_many_without_writes_changes_nothing(self) -> None:
         """A commit with no writes leaves every entry and expiry alone."""
         store, clock = self._store()
-        store.set("a", b"1", expires_at=clock.now + 10)
-        assert store.update_many(["a", "b"], lambda values, now: StoreCommit(len(values))) == 2
-        assert store.get("a") == b"1"
-        assert store.get("b") is None
+        store.set("{t}a", b"1", expires_at=clock.now + 10)
+        assert (
+            store.update_many(["{t}a", "{t}b"], lambda values, now: StoreCommit(len(values))) == 2
+        )
+        assert store.get("{t}a") == b"1"
+        assert store.get("{t}b") is None
 
     def test_update_many_failure_writes_none(self) -> None:
         """A mutation of several keys that raises writes none of them."""
         store, clock = self._store()
-        store.set("a", b"1", expires_at=clock.now + 10)
+        store.set("{t}a", b"1", expires_at=clock.now + 10)
 
         def broken(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
             raise LookupError("bug")
 
         try:
-            store.update_many(["a", "b"], broken)
+            store.update_many(["{t}a", "{t}b"], broken)
         except LookupError:
             pass
         else:  # pragma: no cover - the conformance failure
             raise AssertionError("the mutation's exception did not propagate")
-        assert store.get("a") == b"1"
-        assert store.get("b") is None
+        assert store.get("{t}a") == b"1"
+        assert store.get("{t}b") is None
 
     def test_concurrent_update_many_is_atomic(self) -> None:
         """Concurrent transfers between two keys keep their sum and lose no step."""
         store, clock = self._store()
-        store.set("x", b"1000", expires_at=clock.now + 100)
-        store.set("y", b"0", expires_at=clock.now + 100)
+        store.set("{t}x", b"1000", expires_at=clock.now + 100)
+        store.set("{t}y", b"0", expires_at=clock.now + 100)
 
         def transfer(values: Sequence[bytes | None], now: float) -> StoreCommit[None]:
             x, y = (int(v or b"0") for v in values)
             return StoreCommit(
-                None, {"x": (str(x - 1).encode(), now + 100), "y": (str(y + 1).encode(), now + 100)}
+                None,
+                {
+                    "{t}x": (str(x - 1).encode(), now + 100),
+                    "{t}y": (str(y + 1).encode(), now + 100),
+                },
             )
 
         def worker() -> None:
             for _ in range(150):
-                store.update_many(["x", "y"], transfer)
+                store.update_many(["{t}x", "{t}y"], transfer)
 
         threads = [threading.Thread(target=worker) for _ in range(4)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        assert (store.get("x"), store.get("y")) == (b"400", b"600")
+        assert (store.get("{t}x"), store.get("{t}y")) == (b"400", b"600")
 
     def test_declares_its_backend_errors(self) -> None:
         """A store declares which exception types mean its backend is unavailable."""

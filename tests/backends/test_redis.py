@@ -117,13 +117,13 @@ def test_a_resent_commit_applies_once(redis_url: str) -> None:
     and the mutation is not run again."""
     store = _store(redis_url)
     store.set("n", b"1", expires_at=store._clock() + 100)
-    script = store._commit
+    evaluate = store._eval
 
-    def twice(**kwargs: Any) -> Any:
-        script(**kwargs)  # applied, but its reply "lost"
-        return script(**kwargs)
+    def twice(*args: Any) -> Any:
+        evaluate(*args)  # applied, but its reply "lost"
+        return evaluate(*args)
 
-    store._commit = twice  # type: ignore[assignment]
+    store._eval = twice  # type: ignore[method-assign]
     calls: list[bytes | None] = []
 
     def increment(raw: bytes | None, now: float) -> StoreWrite[None]:
