@@ -619,3 +619,11 @@ def fresh_url(server: RedisServer, **parameters: str) -> str:
         for name, value in {"prefix": f"t{uuid.uuid4().hex}:", **parameters}.items()
     )
     return f"{server.url}?{query}"
+
+
+def decision(number: int) -> govcore.Decision:
+    """The ``number``-th of a run of made-up tool-call decisions, one second apart."""
+    return govcore.Decision(
+        f"d{number}", "t", "acme", "key1", "check-tool-call", "s", ("p",), "allow", 0, 0.0, 1.0,
+        1_800_000_000.0 + number,
+    )  # fmt: skip

@@ -19,12 +19,12 @@ import govcore
 from govcore.backends import store_from_url
 from govcore.config import GovernanceSettings
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
-from govcore.decisions import Decision, decision_log_from_settings
+from govcore.decisions import decision_log_from_settings
 from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
 from tests.backends import redis_workers
-from tests.support import FULL_KEY, config, fresh_url, require_redis, turn
+from tests.support import FULL_KEY, config, decision, fresh_url, require_redis, turn
 
 pytestmark = pytest.mark.redis
 
@@ -378,22 +378,7 @@ def test_decisions_go_to_a_bounded_stream(redis_server: RedisServer) -> None:
     )
     assert getattr(sink, "blocking", None) is True
     for n in range(300):
-        sink.record(
-            Decision(
-                f"d{n}",
-                "t",
-                "acme",
-                "key1",
-                "check-tool-call",
-                "s",
-                ("p",),
-                "allow",
-                0,
-                0.0,
-                1.0,
-                1_800_000_000.0 + n,
-            )
-        )
+        sink.record(decision(n))
     admin = redis.Redis.from_url(redis_server.url)
     length = admin.xlen("audit")
     assert 10 <= length < 300

@@ -26,7 +26,6 @@ from govcore.backends.redis import (
     RedisOptions,
     RedisStore,
 )
-from govcore.decisions import Decision
 from govcore.service.keys import conversation_key, idempotency_key
 from govcore.testing import (
     AsyncPipelinedStoreConformance,
@@ -37,7 +36,7 @@ from govcore.testing import (
     StoreConformance,
 )
 from govcore.types import AsyncStore, Store
-from tests.support import bearer, policy, require_redis, turn
+from tests.support import bearer, decision, policy, require_redis, turn
 
 require_redis()
 import redis  # noqa: E402  (the extra: only after the check above)
@@ -393,22 +392,7 @@ def test_the_decision_log_stream_on_the_cluster(
     stream = f"audit:{uuid.uuid4().hex}"
     sink = RedisDecisionLog.from_url(f"{cluster.url}&stream={stream}&maxlen=10")
     for n in range(200):
-        sink.record(
-            Decision(
-                f"d{n}",
-                "t",
-                "acme",
-                "key1",
-                "check-tool-call",
-                "s",
-                ("p",),
-                "allow",
-                0,
-                0.0,
-                1.0,
-                1_800_000_000.0 + n,
-            )
-        )
+        sink.record(decision(n))
     sink.close()
     assert 10 <= admin.xlen(stream) < 200
     ((_, fields),) = admin.xrevrange(stream, count=1)
