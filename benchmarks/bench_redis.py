@@ -50,15 +50,19 @@ from typing import Any
 import numpy as np
 import redis
 import redis.asyncio
-from corpus import generate_conversation
-
-import govcore
-from govcore.backends.redis import AsyncRedisStore, RedisStore
-from govcore.config import LoadedConfig, load_config
-from govcore.service.keys import conversation_key
-from govcore.testing import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's govcore, not an installed one
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from corpus import generate_conversation  # noqa: E402
+
+import govcore  # noqa: E402
+from govcore.backends.redis import AsyncRedisStore, RedisStore  # noqa: E402
+from govcore.config import LoadedConfig, load_config  # noqa: E402
+from govcore.service.keys import conversation_key  # noqa: E402
+from govcore.testing import RedisServer  # noqa: E402
+
 DEMO_CONFIG = ROOT / "govcore" / "demo" / "acme" / "govcore.yaml"
 DEMO_POLICIES = ROOT / "govcore" / "demo" / "acme" / "policies"
 API_KEY = "gk_demo_northwind_full_0001"
@@ -280,13 +284,9 @@ def turn_request(session_id: str, index: int, content: str, recent: list[str]) -
 
 def conversation_turns(seed: int, label: str, number: int, turns: int) -> list[dict[str, Any]]:
     """The turn requests of one seeded conversation of ~1 KB turns, session ``label-number``."""
-    contents = generate_conversation(
-        turns, seed=derive_seed(seed, label, number), turn_bytes=1000
-    )
+    contents = generate_conversation(turns, seed=derive_seed(seed, label, number), turn_bytes=1000)
     return [
-        turn_request(
-            f"{label}-{number}", i, text, list(contents[max(0, i - RECENT_TURNS) : i])
-        )
+        turn_request(f"{label}-{number}", i, text, list(contents[max(0, i - RECENT_TURNS) : i]))
         for i, text in enumerate(contents)
     ]
 
@@ -426,11 +426,9 @@ def print_latency(stats: dict[str, Stats], trips: int, plan: Plan) -> None:
         )
         decomposition.append(
             f"{labels[name]}: {added:+.3f} ms = {trips} round trips × {rtt:.3f} ms "
-            f"({trips * rtt:.3f} ms) + {added - trips * rtt:+.3f} ms of the rest (encoding "
+            f"({trips * rtt:.3f} ms) + {added - trips * rtt:.3f} ms of the rest (encoding "
             "commands and decoding answers in redis-py, the Lua scripts on the server, the "
-            "version tokens"
-            + (", the event loop's scheduling" if name == "async" else "")
-            + ")"
+            "version tokens" + (", the event loop's scheduling" if name == "async" else "") + ")"
         )
     print_section(
         "1. Turn latency: MemoryStore, RedisStore, AsyncRedisStore",
@@ -444,8 +442,8 @@ def print_latency(stats: dict[str, Stats], trips: int, plan: Plan) -> None:
             "its own conversations (the same turns), so each store holds the same states.",
             "Raw client: `GET` of the conversation's key just written (a value of the same "
             "few KB a turn reads), one round trip of a bare redis-py client on the same server.",
-            "The overhead, stated as round trips × RTT (the bare GET's p50) + the rest:",
-            *[f"  {line}" for line in decomposition],
+            "The overhead, stated as round trips × RTT (the bare GET's p50) + the rest, below.",
+            *decomposition,
             "The asyncio path is timed inside the coroutine (one `run_until_complete` per "
             "call, outside the timing). peak MB: tracemalloc peak of one call on a fresh "
             "session, median over the traced calls (untimed pass).",
@@ -607,15 +605,12 @@ def count_trips(server: RedisServer, seed: int) -> dict[str, tuple[int, int, int
 
     async_trips = asyncio.run(run_async())
     return {
-        name: (sync_trips[name][0], async_trips[name], sync_trips[name][1])
-        for name, *_ in requests
+        name: (sync_trips[name][0], async_trips[name], sync_trips[name][1]) for name, *_ in requests
     }
 
 
 def print_trips(trips: dict[str, tuple[int, int, int]]) -> None:
-    table = Table(
-        ["request", "RedisStore", "AsyncRedisStore", "the design says", "status"]
-    )
+    table = Table(["request", "RedisStore", "AsyncRedisStore", "the design says", "status"])
     for name, (blocking, asynchronous, status) in trips.items():
         table.add(name, blocking, asynchronous, EXPECTED_TRIPS[name], status)
     turn = max(trips["turn"][:2] + trips["idempotent turn"][:2])
@@ -792,7 +787,9 @@ def print_processes(runs: list[Run], plan: Plan) -> None:
         single = median_run(store, 1).turns_per_s
         for workers in (1, 2, 4):
             run = median_run(store, workers)
-            all_rates = sorted(r.turns_per_s for r in runs if r.store == store and r.workers == workers)
+            all_rates = sorted(
+                r.turns_per_s for r in runs if r.store == store and r.workers == workers
+            )
             ratio = run.turns_per_s / single
             scaling[(store, workers)] = ratio
             busy = run.wall_s * workers

@@ -41,6 +41,8 @@ from typing import Any
 import httpx
 import redis
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's govcore
 from bench_redis import (
     API_KEY,
     DEMO_CONFIG,
@@ -185,9 +187,7 @@ def turn_bodies(seed: int, label: str, lanes: int, per_lane: int) -> list[list[b
     for lane in range(lanes):
         mine: list[bytes] = []
         for number in range(sessions_per_lane):
-            session = conversation_turns(
-                seed, f"{label}-l{lane}", number, TURNS_PER_SESSION
-            )
+            session = conversation_turns(seed, f"{label}-l{lane}", number, TURNS_PER_SESSION)
             mine.extend(json.dumps(request).encode() for request in session)
         bodies.append(mine[:per_lane])
     return bodies
@@ -220,9 +220,7 @@ class Load:
         return len(self.latencies_ns) / self.wall_s
 
 
-async def drive(
-    base: str, path: str, lanes: list[list[bytes]]
-) -> tuple[list[int], float, int]:
+async def drive(base: str, path: str, lanes: list[list[bytes]]) -> tuple[list[int], float, int]:
     """Send each lane's bodies one after another, the lanes concurrently."""
     limits = httpx.Limits(max_connections=len(lanes), max_keepalive_connections=len(lanes))
     latencies: list[int] = []
@@ -244,9 +242,7 @@ async def drive(
     return latencies, wall, errors
 
 
-def load(
-    server: Server, kind: str, lanes: list[list[bytes]], admin: redis.Redis | None
-) -> Load:
+def load(server: Server, kind: str, lanes: list[list[bytes]], admin: redis.Redis | None) -> Load:
     path = MOUNT + ("/conversation/turn" if kind == "turn" else "/post-inference")
     server_before = process_tree_cpu_seconds(server.process.pid)
     redis_before = redis_cpu_seconds(admin) if admin is not None else 0.0
@@ -309,10 +305,8 @@ def bench_in_process(
     redis_server: RedisServer, store: str, seed: int, plan: Plan
 ) -> dict[str, tuple[Stats, float]]:
     """The same requests through ``Governance.handle``, one after another on one thread."""
-    url = (
-        f"{redis_server.url}?prefix=serve-inprocess-{store}:" if store == "redis" else "memory://"
-    )
-    gov = govcore.Governance.from_config(load_config(config_document(url)))
+    url = f"{redis_server.url}?prefix=serve-inprocess-{store}:" if store == "redis" else "memory://"
+    gov = govcore.Governance(load_config(config_document(url)))
     results: dict[str, tuple[Stats, float]] = {}
     for kind in ("turn", "check"):
         count = plan.baseline_requests
@@ -378,7 +372,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         progress("in-process baseline")
         in_process = {
-            store: bench_in_process(redis_server, store, seed, plan) for store in ("memory", "redis")
+            store: bench_in_process(redis_server, store, seed, plan)
+            for store in ("memory", "redis")
         }
 
     kinds = {"turn": "turn, ~1 KB", "check": "post-inference, 4 KB"}
@@ -393,6 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "errors",
             "load generator CPU s (share of wall)",
             "server CPU s",
+            "server CPU ms / request",
             "redis-server CPU s",
             "× in-process",
         ],
@@ -414,6 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run.errors,
                 f"{run.generator_cpu_s:.2f} ({run.generator_cpu_s / run.wall_s:.0%})",
                 f"{run.server_cpu_s:.2f}",
+                f"{1000 * run.server_cpu_s / len(run.latencies_ns):.2f}",
                 f"{run.redis_cpu_s:.2f}" if store == "redis" else "-",
                 f"{run.rps / reference:.2f}",
             )
@@ -429,6 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 0,
                 "-",
                 f"{cpu:.2f}",
+                f"{1000 * cpu / stats.samples:.2f}",
                 "-",
                 "1.00",
             )

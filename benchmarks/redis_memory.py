@@ -14,18 +14,20 @@ On the demo deployment (govcore/demo/acme), on a throwaway redis-server:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from pathlib import Path
 
 import redis
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's govcore
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import generate_conversation
+
 import govcore
 from govcore.config import load_config
 from govcore.testing import FakeClock, RedisServer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import generate_conversation  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent.parent / "govcore" / "demo" / "acme" / "govcore.yaml"
 KEY = "gk_demo_northwind_full_0001"
@@ -36,7 +38,13 @@ MESSAGES = [
     "Also, can I pay for the replacement with a different card this time?",
     "Thanks. One more thing: do you price match if I find them cheaper elsewhere?",
 ]
-NAMESPACES = {"conv": "conversation", "idem": "idempotency", "rate": "rate", "pre": "pre", "strm": "stream"}
+NAMESPACES = {
+    "conv": "conversation",
+    "idem": "idempotency",
+    "rate": "rate",
+    "pre": "pre",
+    "strm": "stream",
+}
 
 
 def governance(url: str, clock: FakeClock) -> govcore.Governance:
@@ -59,13 +67,17 @@ def usage(admin: redis.Redis, key: bytes) -> tuple[int, int]:
     return size, int(length)  # type: ignore[arg-type]
 
 
-def conversation_growth(admin: redis.Redis, url: str, prefix: str, label: str, turns: list[str]) -> None:
+def conversation_growth(
+    admin: redis.Redis, url: str, prefix: str, label: str, turns: list[str]
+) -> None:
     clock = FakeClock()
     gov = governance(url + f"?prefix={prefix}", clock)
     client = gov.client(KEY)
     for number, content in enumerate(turns, start=1):
         role = "user" if number % 2 else "assistant"
-        client.record_turn({"sessionId": "bench-session", "turn": {"role": role, "content": content}})
+        client.record_turn(
+            {"sessionId": "bench-session", "turn": {"role": role, "content": content}}
+        )
         clock.advance(20)
         if number in (1, 10, 50):
             (key,) = keys_of(admin, prefix, "conv")
@@ -116,10 +128,9 @@ def main() -> None:
             gov = governance(server.url + f"?prefix={prefix}", clock)
             client = gov.client(KEY)
             for _ in range(entries):
-                try:
+                # A 404, admitted into the window all the same.
+                with contextlib.suppress(govcore.NotFoundError):
                     client.get_conversation("none")
-                except govcore.NotFoundError:
-                    pass  # 404: admitted into the window all the same
                 clock.advance(0.001)
             (key,) = keys_of(admin, prefix, "rate")
             size, count = usage(admin, key)
