@@ -410,9 +410,16 @@ ADMIT_SCRIPT = """
 -- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
 -- this request's member, the key's TTL in milliseconds. Times travel as the exact decimal
 -- strings govcore sent: a Lua number would be rounded to 14 digits on its way to a command.
+-- KEYS[2...], on one server only: keys to read for an admitted request (their values follow).
 local key = KEYS[1]
+local function admitted()
+  if #KEYS > 1 then
+    return {1, redis.call('MGET', unpack(KEYS, 2))}
+  end
+  return {1}
+end
 if redis.call('ZSCORE', key, ARGV[4]) then
-  return {1} -- this very request was admitted already: its reply was lost and it was resent
+  return admitted() -- this very request was admitted already: its reply was lost and it was resent
 end
 local future = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf')
 for _, member in ipairs(future) do
@@ -427,11 +434,13 @@ if count >= limit then
 end
 redis.call('ZADD', key, ARGV[1], ARGV[4])
 redis.call('PEXPIRE', key, ARGV[5])
-return {1}
+return admitted()
 """
 """A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
-``{1}`` when admitted, else ``{0, score}`` where ``score`` is the time of the oldest of the last
-``limit`` admitted requests."""
+``{1}`` when admitted (``{1, values}`` with the values of ``KEYS[2...]`` when there are any),
+else ``{0, score}`` where ``score`` is the time of the oldest of the last ``limit`` admitted
+requests. On a cluster the read keys are in other slots than the window, so they are read by an
+``MGET`` beside the script instead."""
 
 _COMMIT = _Script(COMMIT_SCRIPT)
 _ADMIT = _Script(ADMIT_SCRIPT)
@@ -565,6 +574,11 @@ class _AdmitCall:
 
     def redis_read_keys(self) -> list[str]:
         return [self.layout.key(k) for k in self.read]
+
+    def answer_alone(self, reply: Sequence[Any]) -> Admission:
+        """The answer of the script run with the read keys as its own (one server)."""
+        admitted = int(reply[0]) == 1
+        return self.answer(reply, reply[1] if admitted and len(reply) > 1 else None)
 
     def answer(self, reply: Sequence[Any], raws: Sequence[bytes | None] | None) -> Admission:
         if int(reply[0]) == 1:
@@ -747,6 +761,9 @@ class RedisStore:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
         client = self._connector.client()
         route = _route(client, call.key)
+        if not route:  # one server: the script reads the keys itself, one command
+            keys = [call.key, *call.redis_read_keys()]
+            return call.answer_alone(self._eval(_ADMIT, keys, call.args))
         for _ in range(2):
             # Not a transaction: on a cluster the script and the MGET go to the nodes of their
             # own slots, written to every node before any answer is read (one round trip).
@@ -767,7 +784,7 @@ class RedisStore:
             return call.answer(replies[0], replies[1] if call.read else None)
         raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
 
-    def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | int]) -> Any:
+    def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]) -> Any:
         client = self._connector.client()
         try:
             return client.evalsha(script.sha, len(keys), *keys, *args)
@@ -806,7 +823,10 @@ class AsyncRedisStore:
     def __init__(
         self, client: _AsyncClient, *, clock: Clock = system_clock, prefix: str = ""
     ) -> None:
+        from redis.asyncio.cluster import RedisCluster
+
         self._client = client
+        self._cluster = isinstance(client, RedisCluster)
         self._clock = clock
         self._layout = _Layout(prefix)
         self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
@@ -859,6 +879,9 @@ class AsyncRedisStore:
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
         call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
+        if not self._cluster:  # one server: the script reads the keys itself, one command
+            keys = [call.key, *call.redis_read_keys()]
+            return call.answer_alone(await self._eval(_ADMIT, keys, call.args))
         for _ in range(2):
             pipe = self._client.pipeline(transaction=False)  # as in RedisStore.admit
             pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args)
@@ -874,7 +897,9 @@ class AsyncRedisStore:
             return call.answer(replies[0], replies[1] if call.read else None)
         raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
 
-    async def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | int]) -> Any:
+    async def _eval(
+        self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]
+    ) -> Any:
         try:
             return await self._client.evalsha(script.sha, len(keys), *keys, *args)
         except Exception as error:
