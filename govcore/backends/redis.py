@@ -63,6 +63,10 @@ GC_MARGIN_SECONDS = 60.0
 only garbage collection: expiry is decided by govcore's clock, which may run ahead of or behind
 the server's)."""
 
+COMMIT_MARKER_MS = 120_000
+"""How long a commit's marker lives: far longer than a command is retried after a lost reply
+(``socket_timeout`` times ``retries``, plus backoff), so a resent commit always finds it."""
+
 MAX_COMMIT_ATTEMPTS = 32
 """Optimistic commits tried before an update gives up with :class:`StoreContentionError`."""
 _FREE_RETRIES = 2  # conflicts retried at once; later ones wait a little, randomly, first
@@ -193,11 +197,19 @@ class RedisOptions:
             extra={name: given[name] for name in extra if name in given},
         )
 
-    def client_arguments(self) -> dict[str, Any]:
-        """Keyword arguments of ``redis.Redis`` and ``redis.asyncio.Redis`` (imports redis)."""
+    def client_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
+        """Keyword arguments of ``redis.Redis`` (or, with ``asyncio``, ``redis.asyncio.Redis``,
+        whose retry policy is its own class) (imports redis)."""
         from redis.backoff import ExponentialBackoff
-        from redis.retry import Retry
 
+        if asyncio:
+            from redis.asyncio.retry import Retry as AsyncRetry
+
+            retry: Any = AsyncRetry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
+        else:
+            from redis.retry import Retry
+
+            retry = Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
         return {
             "host": self.host,
             "port": self.port,
@@ -209,17 +221,17 @@ class RedisOptions:
             "socket_connect_timeout": self.connect_timeout,
             "max_connections": self.max_connections,
             # Bounded and short: a store call must fail within a few timeouts, never hang.
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries),
+            "retry": retry,
         }
 
-    def cluster_arguments(self) -> dict[str, Any]:
+    def cluster_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
         """Keyword arguments of ``redis.cluster.RedisCluster`` and
         ``redis.asyncio.cluster.RedisCluster``, seed nodes aside (imports redis).
 
         ``max_connections`` bounds each node's pool; ``retry`` belongs to the cluster client,
         which sends a failed command again after refreshing its map of the nodes.
         """
-        arguments = self.client_arguments()
+        arguments = self.client_arguments(asyncio=asyncio)
         for name in ("host", "port", "db"):
             del arguments[name]
         return arguments
@@ -333,6 +345,21 @@ class _Layout:
     def key(self, key: str) -> str:
         return self.prefix + key
 
+    def commit_marker(self, redis_key: str, token: bytes) -> str | None:
+        """The key that marks a commit as applied: ``commit:`` in the store's prefix, in the
+        slot of ``redis_key`` (Redis Cluster hashes a key's tag, the text between its first
+        ``{`` and the next ``}``, when there is one, else the whole key), so that it holds no
+        part of a record's name but its tag. ``None`` when no such name can be made."""
+        start = redis_key.find("{")
+        end = redis_key.find("}", start + 1) if start >= 0 else -1
+        if start >= 0 and end > start + 1:
+            tag = redis_key[start + 1 : end]
+        elif "{" in redis_key or "}" in redis_key:
+            return None  # no tag, and braces around the key would make one of a part of it
+        else:
+            tag = redis_key
+        return f"{self.prefix}commit:{{{tag}}}:{token.hex()}"
+
     @staticmethod
     def encode(token: bytes, payload: bytes, expires_at: float) -> bytes:
         return token + _EXPIRY.pack(expires_at) + payload
@@ -376,35 +403,47 @@ class _Script:
 
 
 COMMIT_SCRIPT = """
--- KEYS: every key the mutation read. ARGV[1]: this commit's token; then three arguments per
--- key: the token it had when read ('' when absent), its new value ('' to leave it alone) and
--- the new value's TTL in milliseconds.
-local token = ARGV[1]
-local current = {}
-local stale = false
-for i, key in ipairs(KEYS) do
-  local raw = redis.call('GET', key)
-  current[i] = raw
-  local seen = raw and string.sub(raw, 1, 8) or ''
-  if ARGV[3 * i] ~= '' and seen == token then
+-- KEYS: every key the mutation read, then (when there is one) this commit's marker, a key in
+-- the same slot. ARGV[1]: the marker's TTL in milliseconds; then three arguments per key: the
+-- token it had when read ('' when absent), its new value ('' to leave it alone) and the new
+-- value's TTL in milliseconds.
+local keys = #KEYS
+local marker = nil
+if #ARGV < 3 * keys + 1 then
+  marker = KEYS[keys]
+  keys = keys - 1
+  if redis.call('EXISTS', marker) == 1 then
     return {1} -- this very commit was applied already: its reply was lost and it was resent
   end
+end
+local current = {}
+local stale = false
+for i = 1, keys do
+  local raw = redis.call('GET', KEYS[i])
+  current[i] = raw
+  local seen = raw and string.sub(raw, 1, 8) or ''
   if seen ~= ARGV[3 * i - 1] then stale = true end
 end
 if stale then
   local answer = {0}
-  for i = 1, #KEYS do answer[i + 1] = current[i] end
+  for i = 1, keys do answer[i + 1] = current[i] end
   return answer
 end
-for i, key in ipairs(KEYS) do
+for i = 1, keys do
   if ARGV[3 * i] ~= '' then
-    redis.call('SET', key, ARGV[3 * i], 'PX', ARGV[3 * i + 1])
+    redis.call('SET', KEYS[i], ARGV[3 * i], 'PX', ARGV[3 * i + 1])
   end
+end
+if marker then
+  redis.call('SET', marker, '1', 'PX', ARGV[1])
 end
 return {1}
 """
 """Writes all of a commit's values if none of its keys changed since read, else answers
-``{0, current values...}`` so that the next attempt needs no read of its own."""
+``{0, current values...}`` so that the next attempt needs no read of its own. A commit leaves a
+short-lived marker key behind it: resent after a lost reply (redis-py retries a command whose
+answer timed out), it finds the marker and reports success, even when another writer has
+changed the keys in between, instead of running the mutation a second time."""
 
 ADMIT_SCRIPT = """
 -- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
@@ -507,7 +546,7 @@ def _update_plan(
         if not commit.writes:
             return commit.result  # nothing to write: the read was atomic, so is the answer
         token = _new_token()
-        args: list[bytes | int] = [token]
+        args: list[bytes | int] = [COMMIT_MARKER_MS]
         for key, raw in zip(keys, raws, strict=True):
             args.append(layout.token_of(raw))
             write = commit.writes.get(key)
@@ -516,7 +555,9 @@ def _update_plan(
             else:
                 value, expires_at = write
                 args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
-        answer = yield _Commit(redis_keys, tuple(args))
+        marker = layout.commit_marker(redis_keys[0], token)
+        script_keys = redis_keys if marker is None else (*redis_keys, marker)
+        answer = yield _Commit(script_keys, tuple(args))
         if int(answer[0]) == 1:
             return commit.result
         raws = list(answer[1:])
@@ -615,11 +656,11 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
     import redis.asyncio
 
     if not options.cluster:
-        return redis.asyncio.Redis(**options.client_arguments())
+        return redis.asyncio.Redis(**options.client_arguments(asyncio=True))
     from redis.asyncio.cluster import ClusterNode, RedisCluster
 
     seeds = [ClusterNode(host, port) for host, port in options.seed_nodes()]
-    return RedisCluster(startup_nodes=seeds, **options.cluster_arguments())
+    return RedisCluster(startup_nodes=seeds, **options.cluster_arguments(asyncio=True))
 
 
 def _route(client: _SyncClient, key: str) -> dict[str, Any]:

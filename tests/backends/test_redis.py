@@ -6,6 +6,7 @@ The conformance suites run on it in tests/backends/test_store_conformance.py.
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -136,6 +137,33 @@ def test_a_resent_commit_applies_once(redis_url: str) -> None:
     store.close()
 
 
+def test_a_commit_resent_after_another_write_is_not_applied_twice(redis_url: str) -> None:
+    """A commit applied, whose reply was lost, then resent after another writer changed the key:
+    the resend reports success; the mutation is not run again on the other writer's value."""
+    store = _store(redis_url)
+    other = _store(redis_url)
+    store.set("n", b"1", expires_at=store._clock() + 100)
+    evaluate = store._eval
+
+    def resent_after_another_write(*args: Any) -> Any:
+        evaluate(*args)  # applied, but its reply "lost"
+        other.update("n", lambda raw, now: StoreWrite(b"100", now + 100, None))
+        return evaluate(*args)
+
+    store._eval = resent_after_another_write  # type: ignore[method-assign]
+    calls: list[bytes | None] = []
+
+    def increment(raw: bytes | None, now: float) -> StoreWrite[None]:
+        calls.append(raw)
+        return StoreWrite(str(int(raw or b"0") + 1).encode(), now + 100, None)
+
+    store.update("n", increment)
+    assert calls == [b"1"]
+    assert store.get("n") == b"100"
+    store.close()
+    other.close()
+
+
 def test_endless_contention_is_a_declared_backend_error(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,6 +290,31 @@ def test_a_stopped_server_fails_fast_and_a_restarted_one_works(tmp_path: Any) ->
             snapshot = client.get_conversation(session)
             assert snapshot.turn_count == 30
     assert all(isinstance(f, govcore.BackendError) for f in failures)
+
+
+@pytest.mark.parametrize("facade", ["blocking", "asyncio"])
+def test_the_first_call_after_a_restart_reconnects_without_an_error(facade: str) -> None:
+    """Connections broken by a restart of Redis are replaced by the resend redis-py makes:
+    the first call afterwards succeeds, with either facade."""
+    require_redis()
+    with RedisServer(persistent=True) as server:
+        configuration = config(store=fresh_url(server))
+        if facade == "blocking":
+            client = govcore.Governance.from_config(configuration).client(FULL_KEY)
+            assert client.record_turn(turn("r", "hello")).turn_index == 1
+            server.restart()
+            assert client.record_turn(turn("r", "again")).turn_index == 2
+            return
+
+        async def scenario() -> tuple[int, int]:
+            async with govcore.AsyncGovernance.from_config(configuration) as gov:
+                aclient = gov.client(FULL_KEY)
+                first = await aclient.record_turn(turn("r", "hello"))
+                server.restart()
+                second = await aclient.record_turn(turn("r", "again"))
+                return first.turn_index, second.turn_index
+
+        assert asyncio.run(scenario()) == (1, 2)
 
 
 def test_a_paused_server_fails_within_the_timeout(redis_server: RedisServer) -> None:
