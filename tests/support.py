@@ -609,7 +609,7 @@ def require_redis() -> None:
     if reason is not None:
         if _IN_CI:
             pytest.fail(f"Redis tests cannot run in CI: {reason}")
-        pytest.skip(reason)
+        pytest.skip(reason, allow_module_level=True)
 
 
 def fresh_url(server: RedisServer, **parameters: str) -> str:
