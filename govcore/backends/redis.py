@@ -14,6 +14,7 @@ The design and its reasons: docs/decisions/redis-store.md.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import math
 import random
@@ -21,9 +22,9 @@ import secrets
 import struct
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from govcore._clock import system_clock
@@ -42,10 +43,13 @@ __all__ = [
     "RedisDecisionLog",
     "RedisOptions",
     "RedisStore",
+    "RedisUnavailableError",
     "StoreContentionError",
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -76,6 +80,63 @@ _DEFAULT_SOCKET_TIMEOUT = 1.0
 _DEFAULT_CONNECT_TIMEOUT = 0.5
 _DEFAULT_MAX_CONNECTIONS = 64
 _DEFAULT_RETRIES = 1
+
+
+class RedisUnavailableError(Exception):
+    """Redis answered that it cannot serve commands now: busy running a script (``BUSY``),
+    refusing writes after a failed save (``MISCONF``), short of replicas (``NOREPLICAS``), or
+    the store's user lacks a permission (``NOPERM``). Declared in the stores'
+    ``backend_errors``: the caller gets a retryable 503. Raised from redis-py's error."""
+
+
+_UNAVAILABLE_REPLIES = ("BUSY", "MISCONF", "NOREPLICAS")
+
+
+def _unavailable_reply(error: Exception) -> RedisUnavailableError | None:
+    """The declared error for a reply that says Redis cannot serve now, else ``None``."""
+    from redis.exceptions import NoPermissionError, ResponseError
+
+    if isinstance(error, NoPermissionError) or (
+        type(error) is ResponseError and str(error).startswith(_UNAVAILABLE_REPLIES)
+    ):
+        unavailable = RedisUnavailableError(f"Redis cannot serve now: {type(error).__name__}")
+        unavailable.__cause__ = error
+        return unavailable
+    return None
+
+
+def _replies_checked(method: Callable[P, R]) -> Callable[P, R]:
+    """``method`` of a blocking store, with replies that mean "unavailable" declared."""
+
+    @functools.wraps(method)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except Exception as error:
+            declared = _unavailable_reply(error)
+            if declared is None:
+                raise
+            raise declared from error
+
+    return checked
+
+
+def _replies_checked_async(
+    method: Callable[P, Coroutine[Any, Any, R]],
+) -> Callable[P, Coroutine[Any, Any, R]]:
+    """``method`` of an asyncio store, with replies that mean "unavailable" declared."""
+
+    @functools.wraps(method)
+    async def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except Exception as error:
+            declared = _unavailable_reply(error)
+            if declared is None:
+                raise
+            raise declared from error
+
+    return checked
 
 
 class StoreContentionError(Exception):
@@ -283,12 +344,14 @@ def _nodes(text: str | None) -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
-def _whole(given: Mapping[str, str], name: str, default: int, least: int) -> int:
+def _whole(
+    given: Mapping[str, str], name: str, default: int, least: int, most: int = 100_000
+) -> int:
     if name not in given:
         return default
     text = given[name]
-    if not (text.isascii() and text.isdigit()) or int(text) < least or int(text) > 100_000:
-        raise ValueError(f"parameter {name!r} must be a whole number from {least} to 100000")
+    if not (text.isascii() and text.isdigit()) or not least <= int(text) <= most:
+        raise ValueError(f"parameter {name!r} must be a whole number from {least} to {most}")
     return int(text)
 
 
@@ -325,6 +388,7 @@ def backend_errors() -> tuple[type[BaseException], ...]:
         exceptions.AskError,
         exceptions.RedisClusterException,
         StoreContentionError,
+        RedisUnavailableError,
     )
 
 
@@ -770,10 +834,12 @@ class RedisStore:
         """Close the pool's connections."""
         self._connector.close()
 
+    @_replies_checked
     def get(self, key: str) -> bytes | None:
         raw: bytes | None = self._connector.client().get(self._layout.key(key))  # type: ignore[assignment]
         return self._layout.decode(raw, self._clock(), key)
 
+    @_replies_checked
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
@@ -781,12 +847,15 @@ class RedisStore:
             self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
         )
 
+    @_replies_checked
     def delete(self, key: str) -> None:
         self._connector.client().delete(self._layout.key(key))
 
+    @_replies_checked
     def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         return self._run(_update_plan(self._layout, self._clock, [key], _single(key, mutate), None))
 
+    @_replies_checked
     def update_many(
         self,
         keys: Sequence[str],
@@ -796,6 +865,7 @@ class RedisStore:
     ) -> T:
         return self._run(_update_plan(self._layout, self._clock, keys, mutate, reads))
 
+    @_replies_checked
     def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
@@ -889,10 +959,12 @@ class AsyncRedisStore:
         """Close the pool's connections."""
         await self._client.aclose()
 
+    @_replies_checked_async
     async def get(self, key: str) -> bytes | None:
         raw: bytes | None = await self._client.get(self._layout.key(key))  # type: ignore[assignment]
         return self._layout.decode(raw, self._clock(), key)
 
+    @_replies_checked_async
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
@@ -900,13 +972,16 @@ class AsyncRedisStore:
             self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
         )
 
+    @_replies_checked_async
     async def delete(self, key: str) -> None:
         await self._client.delete(self._layout.key(key))
 
+    @_replies_checked_async
     async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         plan = _update_plan(self._layout, self._clock, [key], _single(key, mutate), None)
         return await self._run(plan)
 
+    @_replies_checked_async
     async def update_many(
         self,
         keys: Sequence[str],
@@ -916,6 +991,7 @@ class AsyncRedisStore:
     ) -> T:
         return await self._run(_update_plan(self._layout, self._clock, keys, mutate, reads))
 
+    @_replies_checked_async
     async def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
@@ -970,6 +1046,7 @@ class AsyncRedisStore:
 
 DEFAULT_STREAM = "govcore:decisions"
 DEFAULT_STREAM_MAXLEN = 1_000_000
+_MOST_STREAM_MAXLEN = 1_000_000_000
 
 
 class RedisDecisionLog:
@@ -1015,7 +1092,7 @@ class RedisDecisionLog:
         stream = options.extra.get("stream", DEFAULT_STREAM)
         if not stream:
             raise ValueError("parameter 'stream' must not be empty")
-        maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1)
+        maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1, _MOST_STREAM_MAXLEN)
         return cls(stream=stream, maxlen=maxlen, connect=lambda: _sync_client(options))
 
     def __repr__(self) -> str:

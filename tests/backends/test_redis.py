@@ -7,8 +7,11 @@ The conformance suites run on it in tests/backends/test_store_conformance.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -25,7 +28,7 @@ from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
 from tests.backends import redis_workers
-from tests.support import FULL_KEY, config, decision, fresh_url, require_redis, turn
+from tests.support import FULL_KEY, bearer, config, decision, fresh_url, require_redis, turn
 
 pytestmark = pytest.mark.redis
 
@@ -317,6 +320,34 @@ def test_the_first_call_after_a_restart_reconnects_without_an_error(facade: str)
         assert asyncio.run(scenario()) == (1, 2)
 
 
+def test_a_server_busy_with_a_script_is_a_503_not_a_bug() -> None:
+    """Redis answering BUSY (another client's script runs too long) is the store being
+    unavailable: 503 backend_unavailable, never 500; it works again when the script is gone."""
+    require_redis()
+    with RedisServer() as server:
+        admin = redis.Redis.from_url(server.url)
+        admin.config_set("lua-time-limit", 50)
+        gov = govcore.Governance.from_config(config(store=fresh_url(server, socket_timeout="5")))
+
+        def hog() -> None:
+            with contextlib.suppress(redis.RedisError):
+                redis.Redis.from_url(server.url, socket_timeout=10).eval("while true do end", 0)
+
+        thread = threading.Thread(target=hog, daemon=True)
+        thread.start()
+        time.sleep(0.3)  # the script has run past lua-time-limit: Redis now answers BUSY
+        path = "/api/v1/agent/governance/conversation/turn"
+        answer = gov.handle("POST", path, bearer(FULL_KEY), json.dumps(turn("busy", "hello")))
+        assert answer.status == 503
+        assert answer.json()["error"] == "backend_unavailable"
+        admin.script_kill()
+        thread.join(10)
+        again = gov.handle("POST", path, bearer(FULL_KEY), json.dumps(turn("busy", "hello")))
+        assert again.status == 200
+        gov.close()
+        admin.close()
+
+
 def test_a_paused_server_fails_within_the_timeout(redis_server: RedisServer) -> None:
     """A server that stops answering (CLIENT PAUSE) makes a call raise BackendError after its
     timeouts instead of hanging, and it works again once the server answers."""
@@ -443,3 +474,14 @@ def test_decisions_go_to_a_bounded_stream(redis_server: RedisServer) -> None:
         decision_log_from_settings(
             GovernanceSettings(decision_log_stream=redis_server.url, decision_log_path="x.jsonl")
         )
+
+
+def test_the_documented_stream_length_is_accepted() -> None:
+    """The default length of the decision stream (1,000,000) can be written in the URL; a length
+    beyond the bound is refused naming the parameter."""
+    from govcore.backends.redis import RedisDecisionLog
+
+    sink = RedisDecisionLog.from_url("redis://h:1/0?stream=govcore:decisions&maxlen=1000000")
+    assert sink.maxlen == 1_000_000
+    with pytest.raises(ValueError, match="maxlen"):
+        RedisDecisionLog.from_url("redis://h:1/0?maxlen=1000000001")
