@@ -167,6 +167,12 @@ def _operation(
         + (f" or the setting {endpoint.feature!r}" if endpoint.feature else ""),
         "content": _content(_coded(PermissionDeniedError.code, "not permitted")),
     }
+    if request is not None:
+        responses["408"] = {
+            "description": "request_timeout: the HTTP service did not receive the whole body "
+            "in time (`body_timeout`, 30 s by default); the connection is closed",
+            "content": _content(_coded("request_timeout", "the body did not arrive in time")),
+        }
     if request is None:
         responses["404"] = {
             "description": f"{NotFoundError.code}: no such conversation for the key's tenant "
@@ -216,7 +222,7 @@ def _operation(
             "call: 4 x `max_tool_arguments_bytes` + 16 KiB), refused with 400 on `body` beyond",
             "content": _content(refs[(request, "validation")]),
         }
-    operation["responses"] = responses
+    operation["responses"] = dict(sorted(responses.items()))
     return operation
 
 

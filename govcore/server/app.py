@@ -83,6 +83,7 @@ def create_app(
     *,
     mount: str = API_PREFIX,
     readiness_timeout: float = 5.0,
+    body_timeout: float = 30.0,
 ) -> GovernanceApp:
     """The ASGI application serving ``governance`` under ``mount``.
 
@@ -90,8 +91,12 @@ def create_app(
         governance: answers the requests under ``mount``; closed when the server shuts down.
         mount: the path prefix of the interface (``""`` for the root).
         readiness_timeout: seconds ``/readyz`` waits for the store before answering 503.
+        body_timeout: seconds a request body may take to arrive in full; a slower one is
+            answered 408 and its connection closed, so a client cannot hold a request open.
     """
-    return GovernanceApp(governance, mount=mount, readiness_timeout=readiness_timeout)
+    return GovernanceApp(
+        governance, mount=mount, readiness_timeout=readiness_timeout, body_timeout=body_timeout
+    )
 
 
 class _DisconnectedError(Exception):
@@ -108,13 +113,21 @@ class GovernanceApp:
     """The ASGI application :func:`create_app` returns."""
 
     def __init__(
-        self, governance: ServedGovernance, *, mount: str, readiness_timeout: float
+        self,
+        governance: ServedGovernance,
+        *,
+        mount: str,
+        readiness_timeout: float,
+        body_timeout: float = 30.0,
     ) -> None:
         if mount and (not mount.startswith("/") or mount.endswith("/")):
             raise ValueError("mount must be empty or start with '/' and not end with '/'")
+        if not body_timeout > 0:
+            raise ValueError("body_timeout must be a positive number of seconds")
         self.governance = governance
         self.mount = mount
         self.readiness_timeout = readiness_timeout
+        self.body_timeout = body_timeout
         self._openapi: bytes | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -203,10 +216,14 @@ class GovernanceApp:
         if parameter is None:  # the request is the body: read it within its limit
             limit = body_limit(endpoint, self.governance.settings)
             try:
-                body = await _read_body(receive, headers, limit, entry)
+                async with asyncio.timeout(self.body_timeout):
+                    body = await _read_body(receive, headers, limit, entry)
             except _BodyTooLargeError as exc:
                 entry.key_secret = None  # refused before the key was looked at
                 return _body_too_large(exc.size, limit)
+            except TimeoutError:
+                entry.key_secret = None
+                return _body_too_slow(self.body_timeout)
         return await self.governance.handle(method, under_mount, headers, body)
 
     async def _readiness(self) -> HttpResponse:
@@ -306,6 +323,16 @@ def _body_too_large(size: int | None, limit: int) -> HttpResponse:
     response = _error(InvalidRequestError.for_field("body", reason))
     # The rest of the body is never read: the connection cannot carry another request.
     return HttpResponse(response.status, {**response.headers, "connection": "close"}, response.body)
+
+
+def _body_too_slow(seconds: float) -> HttpResponse:
+    """The answer to a body that did not arrive in time (the rest of it is never read)."""
+    body = {
+        "error": "request_timeout",
+        "message": f"the request body did not arrive within {seconds:g} seconds",
+    }
+    response = _json_response(408, body)
+    return HttpResponse(408, {**response.headers, "connection": "close"}, response.body)
 
 
 def _error(error: GovcoreError) -> HttpResponse:

@@ -245,6 +245,32 @@ def test_content_length_over_the_limit_is_refused_without_reading(
     assert response.headers["connection"] == "close"
 
 
+class _StalledClient(_Client):
+    """Sends one byte of a body and then nothing more, as a slow or stuck client does."""
+
+    async def receive(self) -> dict[str, Any]:
+        self.pulled += 1
+        if self.pulled == 1:
+            return {"type": "http.request", "body": b"{", "more_body": True}
+        await asyncio.Event().wait()  # never set: the rest never comes
+        raise AssertionError("unreachable")
+
+
+def test_a_body_that_stops_arriving_is_answered_408_at_the_deadline(
+    small_limit_governance: govcore.Governance,
+) -> None:
+    """A client that stops sending its body cannot hold the request: 408, connection closed."""
+    app = create_app(ThreadedGovernance(small_limit_governance), body_timeout=0.2)
+    client = _StalledClient(iter(()))
+    declared = [(b"content-length", b"100")]
+    response = client.run(app, PREFIX + POST_INFERENCE.path, declared)
+    assert response.status == 408
+    assert json.loads(response.body)["error"] == "request_timeout"
+    assert response.headers["connection"] == "close"
+    with pytest.raises(ValueError, match="body_timeout"):
+        create_app(ThreadedGovernance(small_limit_governance), body_timeout=0)
+
+
 def test_a_body_of_exactly_the_limit_is_read_and_answered(
     small_limit_governance: govcore.Governance,
 ) -> None:
