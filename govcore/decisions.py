@@ -210,6 +210,7 @@ class DecisionQueue:
         """Records dropped because the queue was full (or the queue was closed)."""
         self.failed = 0
         """Records the sink raised on."""
+        self._failing = False  # the last delivery failed: the next failure logs no traceback
 
     def record(self, decision: Decision) -> None:
         """Queue ``decision`` for the sink; drop it when the queue is full."""
@@ -275,9 +276,21 @@ class DecisionQueue:
     def _deliver(self, decision: Decision) -> None:
         try:
             self.sink.record(decision)
-        except Exception:  # a failing audit sink must not fail a check or stop the log
+        except Exception as exc:  # a failing audit sink must not fail a check or stop the log
             self.failed += 1
-            _log.exception("decision log sink failed; the record is lost")
+            if not self._failing:
+                self._failing = True
+                _log.exception("decision log sink failed; the record is lost")
+            else:  # one traceback per outage, not one per record
+                _log.error(
+                    "decision log sink still failing (%s); the record is lost (%d lost so far)",
+                    type(exc).__name__,
+                    self.failed,
+                )
+        else:
+            if self._failing:
+                self._failing = False
+                _log.warning("decision log sink works again (%d records lost so far)", self.failed)
 
     def _drain(self) -> None:
         while True:

@@ -81,6 +81,44 @@ def test_a_failing_sink_never_fails_a_check(caplog: pytest.LogCaptureFixture) ->
         assert gov.flush()
     assert sink.calls == 3
     assert sum(r.levelname == "ERROR" for r in caplog.records) == 3
+    # One traceback for the run of failures, then one line each.
+    assert sum(r.exc_info is not None for r in caplog.records) == 1
+
+
+def test_a_sink_that_recovers_is_logged_once_as_working_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """After failures, the first record delivered says so; the next outage logs a traceback
+    again."""
+
+    class Flaky:
+        blocking = True
+
+        def __init__(self) -> None:
+            self.failing = True
+            self.records: list[Decision] = []
+
+        def record(self, decision: Decision) -> None:
+            if self.failing:
+                raise ConnectionError("down")
+            self.records.append(decision)
+
+    sink = Flaky()
+    queue = DecisionQueue(sink, maxsize=10)
+    with caplog.at_level("WARNING", logger="govcore.decisions"):
+        for number, failing in enumerate([True, True, False, True]):
+            sink.failing = failing
+            queue.record(_decision(number))
+            assert queue.flush()
+    queue.close()
+    assert [d.decision_id for d in sink.records] == ["2"]
+    assert queue.failed == 3
+    assert [r.exc_info is not None for r in caplog.records if r.levelname == "ERROR"] == [
+        True,
+        False,
+        True,
+    ]
+    assert sum("works again" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_a_full_queue_drops_and_counts() -> None:
