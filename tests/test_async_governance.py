@@ -240,6 +240,11 @@ class UnavailableStore(AwaitedMemoryStore):
         raise ConnectionError("refused")
 
 
+class BuggyStore(AwaitedMemoryStore):
+    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        raise LookupError("a bug in the store")
+
+
 def test_declared_store_errors_are_503_and_bugs_are_500() -> None:
     """A declared error of an async store is 503 backend_unavailable; handle never raises."""
 
@@ -254,6 +259,15 @@ def test_declared_store_errors_are_503_and_bugs_are_500() -> None:
         with pytest.raises(govcore.BackendError):
             await gov.client(FULL_KEY).get_conversation("x")
         await gov.aclose()
+        buggy = govcore.AsyncGovernance.from_config(config(), clock=clock, store=BuggyStore(clock))
+        answer = await buggy.handle("GET", PREFIX + "/conversation/x", bearer(FULL_KEY))
+        assert answer.status == 500
+        assert answer.json() == {"error": "internal_error", "message": "internal error"}
+        with pytest.raises(govcore.InternalError) as raised:
+            await buggy.client(FULL_KEY).get_conversation("x")
+        assert not isinstance(raised.value, govcore.BackendError)
+        assert isinstance(raised.value.__cause__, LookupError)
+        await buggy.aclose()
 
     asyncio.run(scenario())
 
