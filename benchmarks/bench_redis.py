@@ -33,21 +33,17 @@ import argparse
 import asyncio
 import dataclasses
 import gc
-import hashlib
 import json
 import multiprocessing
 import os
-import platform
 import shlex
 import sys
 import time
-import tracemalloc
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import redis
 import redis.asyncio
 
@@ -56,6 +52,20 @@ sys.path.insert(0, str(ROOT))  # this checkout's govcore, not an installed one
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from corpus import generate_conversation  # noqa: E402
+from report import (  # noqa: E402
+    LATENCY_COLUMNS,
+    Stats,
+    Table,
+    derive_seed,
+    fmt,
+    machine_facts,
+    notes,
+    print_section,
+    progress,
+    traced_peak_mb,
+    turn_request,
+    verdict,
+)
 
 import govcore  # noqa: E402
 from govcore.backends.redis import AsyncRedisStore, RedisStore  # noqa: E402
@@ -68,7 +78,6 @@ DEMO_POLICIES = ROOT / "govcore" / "demo" / "acme" / "policies"
 API_KEY = "gk_demo_northwind_full_0001"
 TENANT = "northwind"
 PREFIX = "/api/v1/agent/governance"
-MB = 1024 * 1024
 RECENT_TURNS = 3
 WARMUP_TURNS = 3
 """Untimed turns at the start of each session in section 1 (from turn 4 on a turn has its 3
@@ -114,152 +123,6 @@ class Plan:
 
 
 # --------------------------------------------------------------------------------------------
-# Measuring and printing.
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Stats:
-    """One path's latency percentiles, throughput and memory."""
-
-    samples: int
-    median_ms: float
-    p95_ms: float
-    p99_ms: float
-    ops_per_s: float
-    memory_mb: float | None
-
-    @classmethod
-    def of(cls, latencies_ns: Sequence[int], memory_mb: float | None = None) -> Stats:
-        """Percentiles (linear interpolation) of per-call latencies, and calls per second."""
-        values = np.asarray(latencies_ns, dtype=np.float64) / 1e6
-        p50, p95, p99 = np.percentile(values, [50, 95, 99])
-        return cls(
-            samples=len(values),
-            median_ms=float(p50),
-            p95_ms=float(p95),
-            p99_ms=float(p99),
-            ops_per_s=1000.0 * len(values) / float(values.sum()),
-            memory_mb=memory_mb,
-        )
-
-    def cells(self) -> list[str]:
-        return [
-            fmt(self.median_ms),
-            fmt(self.p95_ms),
-            fmt(self.p99_ms),
-            fmt(self.ops_per_s),
-            "-" if self.memory_mb is None else fmt(self.memory_mb),
-        ]
-
-
-def fmt(value: float) -> str:
-    """A number with about three significant digits and thousands separators."""
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
-class Table:
-    """A Markdown table, padded so it also reads well in a terminal; the first
-    ``text_columns`` columns are left-aligned, the rest (numbers) right-aligned."""
-
-    def __init__(self, columns: Sequence[str], *, text_columns: int = 1) -> None:
-        self.columns = list(columns)
-        self.text_columns = text_columns
-        self.rows: list[list[str]] = []
-
-    def add(self, *cells: object) -> None:
-        if len(cells) != len(self.columns):
-            raise ValueError(f"expected {len(self.columns)} cells, got {len(cells)}")
-        self.rows.append([str(c) for c in cells])
-
-    def render(self) -> str:
-        widths = [
-            max(len(row[i]) for row in [self.columns, *self.rows]) for i in range(len(self.columns))
-        ]
-
-        def line(cells: Sequence[str]) -> str:
-            padded = [
-                c.ljust(w) if i < self.text_columns else c.rjust(w)
-                for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-            ]
-            return "| " + " | ".join(padded) + " |"
-
-        rule = [
-            ":" + "-" * (w - 1) if i < self.text_columns else "-" * (w - 1) + ":"
-            for i, w in enumerate(widths)
-        ]
-        return "\n".join([line(self.columns), line(rule), *(line(r) for r in self.rows)])
-
-
-LATENCY_COLUMNS = ("median ms", "p95 ms", "p99 ms", "ops/s", "peak MB")
-
-
-def print_section(title: str, *blocks: str) -> None:
-    print(f"\n## {title}\n")
-    print("\n\n".join(blocks), flush=True)
-
-
-def notes(*lines: str) -> str:
-    return "\n".join(f"- {line}" for line in lines)
-
-
-def verdict(met: bool) -> str:
-    return "met" if met else "NOT met"
-
-
-_START = time.perf_counter()
-
-
-def progress(message: str) -> None:
-    """A progress line on stderr (stdout holds only the report)."""
-    print(f"[{time.perf_counter() - _START:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-def derive_seed(seed: int, *labels: object) -> int:
-    """The seed of one named stream of inputs: a pure function of the run's seed and labels."""
-    text = ":".join(str(part) for part in (seed, *labels))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-
-
-def source_digest() -> str:
-    """A short SHA-256 over the imported govcore package's Python sources."""
-    package = Path(govcore.__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def machine_facts(server_version: str) -> list[str]:
-    """What the figures were measured on."""
-    model = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return [
-        f"CPU: {os.cpu_count()} logical CPUs ({usable} usable), {model}",
-        f"Python {platform.python_version()} ({platform.python_implementation()}), "
-        f"{platform.platform()}",
-        f"govcore {govcore.__version__} (sources sha256 {source_digest()}), "
-        f"redis-py {redis.__version__}, redis-server {server_version} on loopback "
-        "(no persistence)",
-    ]
-
-
-# --------------------------------------------------------------------------------------------
 # Inputs.
 # --------------------------------------------------------------------------------------------
 
@@ -271,15 +134,6 @@ def demo_config(store: str) -> LoadedConfig:
         update={"store": store, "default_rate_limit_per_minute": 1_000_000_000}
     )
     return dataclasses.replace(config, settings=settings)
-
-
-def turn_request(session_id: str, index: int, content: str, recent: list[str]) -> dict[str, Any]:
-    """A turn request as an embedding application sends it."""
-    return {
-        "sessionId": session_id,
-        "turn": {"role": "user" if index % 2 == 0 else "assistant", "content": content},
-        "recentContext": recent,
-    }
 
 
 def conversation_turns(seed: int, label: str, number: int, turns: int) -> list[dict[str, Any]]:
@@ -302,22 +156,6 @@ def four_kb_output(seed: int) -> str:
 # --------------------------------------------------------------------------------------------
 # Section 1: turn latency, memory vs Redis vs asyncio Redis, and a bare GET.
 # --------------------------------------------------------------------------------------------
-
-
-def traced_peak_mb(calls: Iterable[Callable[[], object]]) -> float:
-    """Median over ``calls`` of each call's tracemalloc peak above what was traced before it."""
-    gc.collect()
-    tracemalloc.start()
-    peaks: list[int] = []
-    try:
-        for call in calls:
-            before = tracemalloc.get_traced_memory()[0]
-            tracemalloc.reset_peak()
-            call()
-            peaks.append(tracemalloc.get_traced_memory()[1] - before)
-    finally:
-        tracemalloc.stop()
-    return float(np.median(peaks)) / MB
 
 
 def bench_latency(server: RedisServer, seed: int, plan: Plan) -> dict[str, Stats]:
@@ -408,7 +246,7 @@ def print_latency(stats: dict[str, Stats], trips: int, plan: Plan) -> None:
         "async": "AsyncGovernance on AsyncRedisStore",
         "get": "raw client: redis-py GET of a conversation's key",
     }
-    table = Table(["path", *LATENCY_COLUMNS, "p50 − memory ms"])
+    table = Table(["path", *LATENCY_COLUMNS, "peak MB", "p50 − memory ms"])
     base = stats["memory"].median_ms
     for name, label in labels.items():
         s = stats[name]
@@ -681,6 +519,13 @@ def worker(
     gov.close()
 
 
+def redis_versions(server_version: str) -> str:
+    """The Redis client and server the figures were measured with, for the report's header."""
+    return (
+        f"redis-py {redis.__version__}, redis-server {server_version} on loopback (no persistence)"
+    )
+
+
 def redis_cpu_seconds(admin: redis.Redis) -> float:
     """The redis-server's CPU seconds so far (user + system, every thread)."""
     info: dict[str, Any] = admin.info("cpu")  # type: ignore[assignment]
@@ -873,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         admin.close()
         print("# govcore on Redis: turn latency, round trips, worker processes\n")
         print(f"Command: `{command}`\n")
-        print(notes(*machine_facts(str(info["redis_version"])), f"seed {seed}"))
+        print(notes(*machine_facts(redis_versions(str(info["redis_version"]))), f"seed {seed}"))
         sys.stdout.flush()
         trips = count_trips(server, seed)
         turn_trips = trips["turn"][0]

@@ -48,17 +48,12 @@ from bench_redis import (
     DEMO_CONFIG,
     DEMO_POLICIES,
     ROOT,
-    Stats,
-    Table,
     conversation_turns,
-    fmt,
     four_kb_output,
-    machine_facts,
-    notes,
-    print_section,
-    progress,
     redis_cpu_seconds,
+    redis_versions,
 )
+from report import Stats, Table, fmt, machine_facts, notes, print_section, progress
 
 import govcore
 from govcore.config import load_config
@@ -359,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Command: `{command}`\n")
         print(
             notes(
-                *machine_facts(version),
+                *machine_facts(redis_versions(version)),
                 f"seed {seed}; {plan.requests:,} timed requests of each kind per setup, "
                 f"{plan.concurrency} in flight, after {plan.warmup:,} untimed",
             )
