@@ -424,7 +424,9 @@ def pre_inference(
         text = message.content if isinstance(message, HistoryEntry) else message
         check_size(f"recentMessages[{i}]", text, limit)
 
-    cache_key = _pre_inference_cache_key(principal, request)
+    # The request's fingerprint hashes all of it: taken once, by pre_inference_reads, when the
+    # cache was read with the admission.
+    (cache_key,) = reads.values or (_pre_inference_cache_key(principal, request),)
     if not request.is_update:
         cached = yield from read(reads, cache_key)
         if cached is not None:
