@@ -91,16 +91,18 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
     # Imported here: the server modules are not needed by the other commands.
     from govcore.server.serve import ServerExtraMissingError, build_app, serve
 
-    if importlib.util.find_spec("uvicorn") is None:
-        print(f"error: {ServerExtraMissingError()}", file=err)
-        return 1
     try:
-        # Built before uvicorn starts, so a bad configuration stops here with its message;
-        # with several workers each builds its own, and this one is only the check.
+        # Built before uvicorn starts (the application itself needs no server library), so a
+        # bad configuration stops here with its message, extra installed or not; with several
+        # workers each builds its own, and this one is only the check.
         app = build_app(args.config)
     except ConfigError as exc:
         print(f"error: {exc}", file=err)
         return 2
+    if importlib.util.find_spec("uvicorn") is None:
+        _close(app)
+        print(f"error: {ServerExtraMissingError()}", file=err)
+        return 1
     if args.workers > 1:
         _close(app)
         serve(None, args.config, host=args.host, port=args.port, workers=args.workers)
