@@ -8,7 +8,6 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Annotated, Any, Literal, get_args
 
 import re2  # type: ignore[import-untyped]
@@ -23,7 +22,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from govcore._values import json_equal
-from govcore.models import MAX_ID_LENGTH, ApplicablePolicy, Enforcement, check_identifier
+from govcore.models import MAX_ID_LENGTH, Enforcement, check_identifier
 from govcore.pattern_cost import pattern_cost
 
 __all__ = [
@@ -185,19 +184,6 @@ class PolicyDocument(_DocumentModel):
         if not math.isfinite(value):
             raise ValueError("severity must be a finite number")
         return value
-
-    @cached_property
-    def applicable(self) -> ApplicablePolicy:
-        """This policy as the API shows it."""
-        return ApplicablePolicy(
-            id=self.id,
-            title=self.title,
-            summary=self.summary,
-            severity=self.severity,
-            enforcement=self.enforcement,
-            citation_ref=self.citation_ref,
-            tags=list(self.tags),
-        )
 
     def applies_to(self, attributes: Mapping[str, Any] | None) -> bool:
         """Whether ``appliesWhen`` matches the end user's attributes.

@@ -6,7 +6,7 @@ import time
 
 from govcore.core.gating import check_tool_call as gate_tool_call
 from govcore.core.stream_window import STREAM_TRIGGER, resume_stream, stream_record, stream_step
-from govcore.core.verdict import is_safe, risk_score
+from govcore.core.verdict import is_safe
 from govcore.core.violations import findings_of, policy_citations, redact
 from govcore.errors import InvalidRequestError
 from govcore.models import (
@@ -23,7 +23,11 @@ from govcore.service.effects import Put, Steps, perform, read, without_effects
 from govcore.service.keys import conversation_key, stream_key
 from govcore.service.requests import check_size, check_tool_arguments
 from govcore.service.runtime import Result, Service
-from govcore.service.wire import capped, output_violation, stream_violation, tool_violation
+from govcore.service.wire import (
+    post_inference_response,
+    stream_check_response,
+    tool_call_decision,
+)
 from govcore.types import StoreReads
 
 __all__ = [
@@ -56,14 +60,10 @@ def check_output(
     applicable = tenant.policies_in_areas(areas)
     hits = tenant.scanner.scan(output, applicable=applicable)
     findings = findings_of(output, hits)
-    response = PostInferenceResponse(
-        safe=is_safe(findings),
-        risk_score=risk_score(findings),
-        violations=[
-            output_violation(f) for f in capped(findings, service.settings.max_violations_per_check)
-        ],
-        suggested_redaction=redact(output, hits, tenant.scanner, applicable),
-        policy_citations=policy_citations(f.policy_id for f in findings),
+    response = post_inference_response(
+        findings,
+        limit=service.settings.max_violations_per_check,
+        redaction=redact(output, hits, tenant.scanner, applicable),
         trace_id=trace_id or service.new_trace_id(),
     )
     service.log_decision(
@@ -149,14 +149,12 @@ def check_output_stream(
         )
         yield from perform(Put(key, record, service.clock() + ttl))
     findings = findings_of(request.full_text, step.hits)
-    response = StreamCheckResponse(
+    response = stream_check_response(
+        findings,
+        limit=service.settings.max_violations_per_check,
         session_id=request.session_id,
-        new_violations=[
-            stream_violation(f) for f in capped(findings, service.settings.max_violations_per_check)
-        ],
         watermark=step.watermark,
         is_complete=request.is_final,
-        risk_score=risk_score(findings),
         trace_id=service.new_trace_id(),
     )
     if step.checked:
@@ -221,15 +219,8 @@ def check_tool_call(
         check_keys=service.settings.tool_call_check_keys,
     )
     trace_id = service.new_trace_id()
-    decision = ToolCallDecision(
-        allow=outcome.allow,
-        risk_score=outcome.risk_score,
-        violations=[
-            tool_violation(f)
-            for f in capped(outcome.findings, service.settings.max_violations_per_check)
-        ],
-        suggested_arguments=outcome.suggested_arguments,
-        trace_id=trace_id,
+    decision = tool_call_decision(
+        outcome, limit=service.settings.max_violations_per_check, trace_id=trace_id
     )
     service.log_decision(
         principal,

@@ -42,7 +42,7 @@ from govcore.service.keys import (
 from govcore.service.requests import check_size
 from govcore.service.runtime import Result, Service
 from govcore.service.tenants import CompiledTenant
-from govcore.service.wire import applicable, binding_event, turn_diff
+from govcore.service.wire import conversation_snapshot, pre_inference_response, turn_response
 from govcore.types import (
     ExplainableIndex,
     IndexExplanation,
@@ -269,14 +269,11 @@ def record_turn(
         )
 
     def respond(outcome: TurnOutcome) -> TurnResponse:
-        return TurnResponse(
+        return turn_response(
+            outcome,
+            tenant.shown,
             session_id=request.session_id,
-            turn_index=outcome.turn_index,
-            diff=turn_diff(outcome),
-            active_policies=applicable(outcome.active),
-            injection_block=outcome.state.injection_block,
-            token_estimate=outcome.token_estimate,
-            post_inference_check=post_check,
+            post_check=post_check,
             trace_id=trace_id,
         )
 
@@ -364,17 +361,16 @@ def get_conversation(
     if raw is None:
         raise NotFoundError(f"no conversation {session_id!r} (never created, deleted or expired)")
     state = service.decode_state(raw, key)
-    policy_set = service.tenant(principal).policy_set
-    active = [
-        policy_set.by_id[b.policy_id] for b in state.bindings if b.policy_id in policy_set.by_id
-    ]
+    tenant = service.tenant(principal)
+    by_id = tenant.policy_set.by_id
     return Result(
-        ConversationSnapshot(
+        conversation_snapshot(
             session_id=session_id,
             turn_count=state.turn_count,
-            active_policies=applicable(active),
+            active=[by_id[b.policy_id] for b in state.bindings if b.policy_id in by_id],
+            shown=tenant.shown,
             injection_block=state.injection_block,
-            binding_log=[binding_event(r) for r in service.decode_binding_log(state, key)],
+            binding_log=service.decode_binding_log(state, key),
             updated_at=iso_timestamp(state.updated_at),
         )
     )
@@ -453,13 +449,13 @@ def pre_inference(
         [policy_set.by_id[pid] for pid in relevance], relevance, policy_set.position
     )
     block, estimate = render_injection_block(ordered, request.token_budget, service.count_tokens)
-    response = PreInferenceResponse(
+    response = pre_inference_response(
         session_id=request.session_id,
-        cache_hit=False,
-        applicable_policies=applicable(ordered),
+        policies=ordered,
+        shown=tenant.shown,
         injection_block=block,
-        rationale_required=principal.settings.rationale_required,
         token_estimate=estimate,
+        rationale_required=principal.settings.rationale_required,
         trace_id=service.new_trace_id(),
     )
     body = response.model_dump_json().encode()

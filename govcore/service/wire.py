@@ -1,36 +1,71 @@
-"""From the core's plain results to the wire models of the interface (the only place)."""
+"""From the core's plain results to the wire models of the interface (the only place).
+
+Handlers compute with plain data (policies, findings, outcomes) and hand the result here to be
+shaped into the response model of their endpoint; no other module builds a response model. The
+API's view of each policy (:class:`~govcore.models.ApplicablePolicy`) is built once per
+policy-set version (:func:`applicable_policies`, called when a tenant is compiled) and shared
+by every response that lists it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from govcore.core.conversation import BindingRecord, TurnOutcome
-from govcore.core.verdict import Finding
+from govcore.core.gating import ToolCallOutcome
+from govcore.core.verdict import Finding, is_safe, risk_score
+from govcore.core.violations import policy_citations
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
+    ConversationSnapshot,
     OutputViolation,
+    PostInferenceResponse,
+    PreInferenceResponse,
+    StreamCheckResponse,
     StreamViolation,
+    ToolCallDecision,
     TurnDiff,
+    TurnResponse,
     Violation,
 )
-from govcore.policy import PolicyDocument
+from govcore.policy import PolicyDocument, PolicySet
 
 __all__ = [
-    "applicable",
+    "AppliedPolicies",
+    "applicable_policies",
     "binding_event",
-    "capped",
-    "output_violation",
-    "stream_violation",
-    "tool_violation",
-    "turn_diff",
+    "conversation_snapshot",
+    "post_inference_response",
+    "pre_inference_response",
+    "stream_check_response",
+    "tool_call_decision",
+    "turn_response",
 ]
 
+AppliedPolicies = Mapping[str, ApplicablePolicy]
+"""A policy set's policies as the API shows them, by policy id."""
 
-def applicable(policies: Iterable[PolicyDocument]) -> list[ApplicablePolicy]:
-    """Policies as the API shows them."""
-    return [policy.applicable for policy in policies]
+
+def applicable_policies(policy_set: PolicySet) -> dict[str, ApplicablePolicy]:
+    """Every policy of ``policy_set`` as the API shows it, by id (built once per version)."""
+    return {
+        policy.id: ApplicablePolicy(
+            id=policy.id,
+            title=policy.title,
+            summary=policy.summary,
+            severity=policy.severity,
+            enforcement=policy.enforcement,
+            citation_ref=policy.citation_ref,
+            tags=list(policy.tags),
+        )
+        for policy in policy_set.policies
+    }
+
+
+def _shown(policies: Iterable[PolicyDocument], shown: AppliedPolicies) -> list[ApplicablePolicy]:
+    return [shown[policy.id] for policy in policies]
 
 
 def binding_event(record: BindingRecord) -> BindingEvent:
@@ -40,13 +75,76 @@ def binding_event(record: BindingRecord) -> BindingEvent:
     )
 
 
-def turn_diff(outcome: TurnOutcome) -> TurnDiff:
-    """What changed at a turn, as the API shows it."""
+def _turn_diff(outcome: TurnOutcome, shown: AppliedPolicies) -> TurnDiff:
     return TurnDiff(
-        newly_applicable=applicable(outcome.newly_applicable),
-        newly_released=applicable(outcome.newly_released),
-        still_active=applicable(outcome.still_active),
+        newly_applicable=_shown(outcome.newly_applicable, shown),
+        newly_released=_shown(outcome.newly_released, shown),
+        still_active=_shown(outcome.still_active, shown),
         binding_events=[binding_event(r) for r in outcome.events],
+    )
+
+
+def turn_response(
+    outcome: TurnOutcome,
+    shown: AppliedPolicies,
+    *,
+    session_id: str,
+    post_check: PostInferenceResponse | None,
+    trace_id: str,
+) -> TurnResponse:
+    """The answer to a recorded turn."""
+    return TurnResponse(
+        session_id=session_id,
+        turn_index=outcome.turn_index,
+        diff=_turn_diff(outcome, shown),
+        active_policies=_shown(outcome.active, shown),
+        injection_block=outcome.state.injection_block,
+        token_estimate=outcome.token_estimate,
+        post_inference_check=post_check,
+        trace_id=trace_id,
+    )
+
+
+def conversation_snapshot(
+    *,
+    session_id: str,
+    turn_count: int,
+    active: Iterable[PolicyDocument],
+    shown: AppliedPolicies,
+    injection_block: str,
+    binding_log: Iterable[BindingRecord],
+    updated_at: str,
+) -> ConversationSnapshot:
+    """A conversation's state as ``GET conversation/{sessionId}`` shows it."""
+    return ConversationSnapshot(
+        session_id=session_id,
+        turn_count=turn_count,
+        active_policies=_shown(active, shown),
+        injection_block=injection_block,
+        binding_log=[binding_event(r) for r in binding_log],
+        updated_at=updated_at,
+    )
+
+
+def pre_inference_response(
+    *,
+    session_id: str,
+    policies: Iterable[PolicyDocument],
+    shown: AppliedPolicies,
+    injection_block: str,
+    token_estimate: int,
+    rationale_required: bool,
+    trace_id: str,
+) -> PreInferenceResponse:
+    """The answer to a (not cached) pre-inference call."""
+    return PreInferenceResponse(
+        session_id=session_id,
+        cache_hit=False,
+        applicable_policies=_shown(policies, shown),
+        injection_block=injection_block,
+        rationale_required=rationale_required,
+        token_estimate=token_estimate,
+        trace_id=trace_id,
     )
 
 
@@ -62,25 +160,60 @@ def _violation_fields(finding: Finding) -> dict[str, Any]:
     }
 
 
-def tool_violation(finding: Finding) -> Violation:
-    """A finding of a tool-call check."""
-    return Violation(**_violation_fields(finding))
+def _capped(findings: Sequence[Finding], limit: int) -> Sequence[Finding]:
+    """The findings an answer lists: the first ``limit`` (verdict and risk use them all)."""
+    return findings[:limit]
 
 
-def output_violation(finding: Finding) -> OutputViolation:
-    """A finding of an output check, with the text that replaces it in the redaction."""
-    return OutputViolation(**_violation_fields(finding), enforcement_text=finding.replacement or "")
-
-
-def stream_violation(finding: Finding) -> StreamViolation:
-    """A finding of a streaming check, with its offset into ``fullText``."""
-    return StreamViolation(
-        **_violation_fields(finding),
-        enforcement_text=finding.replacement or "",
-        offset=finding.offset or 0,
+def post_inference_response(
+    findings: Sequence[Finding], *, limit: int, redaction: str, trace_id: str
+) -> PostInferenceResponse:
+    """The verdict on a whole output: ``safe``, risk and citations cover every finding, the
+    violations list at most ``limit`` of them."""
+    return PostInferenceResponse(
+        safe=is_safe(findings),
+        risk_score=risk_score(findings),
+        violations=[
+            OutputViolation(**_violation_fields(f), enforcement_text=f.replacement or "")
+            for f in _capped(findings, limit)
+        ],
+        suggested_redaction=redaction,
+        policy_citations=policy_citations(f.policy_id for f in findings),
+        trace_id=trace_id,
     )
 
 
-def capped(findings: Sequence[Finding], limit: int) -> Sequence[Finding]:
-    """The findings an answer reports: the first ``limit`` (verdict and risk use them all)."""
-    return findings[:limit]
+def stream_check_response(
+    findings: Sequence[Finding],
+    *,
+    limit: int,
+    session_id: str,
+    watermark: int,
+    is_complete: bool,
+    trace_id: str,
+) -> StreamCheckResponse:
+    """The answer to a streaming check: the new findings with their offsets into ``fullText``."""
+    return StreamCheckResponse(
+        session_id=session_id,
+        new_violations=[
+            StreamViolation(
+                **_violation_fields(f), enforcement_text=f.replacement or "", offset=f.offset or 0
+            )
+            for f in _capped(findings, limit)
+        ],
+        watermark=watermark,
+        is_complete=is_complete,
+        risk_score=risk_score(findings),
+        trace_id=trace_id,
+    )
+
+
+def tool_call_decision(outcome: ToolCallOutcome, *, limit: int, trace_id: str) -> ToolCallDecision:
+    """The decision on a proposed tool call."""
+    return ToolCallDecision(
+        allow=outcome.allow,
+        risk_score=outcome.risk_score,
+        violations=[Violation(**_violation_fields(f)) for f in _capped(outcome.findings, limit)],
+        suggested_arguments=outcome.suggested_arguments,
+        trace_id=trace_id,
+    )
