@@ -35,9 +35,20 @@ __all__ = ["HybridIndex", "HybridScoring", "build_index", "document_text", "quer
 
 @dataclass(frozen=True, slots=True)
 class HybridScoring:
-    """How a :class:`HybridIndex` embeds policies and turns and fuses their scores (the meaning
-    of each number is given by :class:`~govcore.backends.hybrid.HybridRetriever`, whose
-    arguments they are)."""
+    """How a :class:`HybridIndex` embeds policies and turns and fuses their scores.
+
+    Attributes:
+        lexical_weight: the share of the lexical score in the fused score, in [0, 1].
+        semantic_floor: centred cosines at or below it count as no similarity at all.
+        centering: this fraction of the turn's mean cosine over all policies is taken off
+            each cosine before the floor.
+        min_relevance: the lowest fused score a hit may have.
+        relative_relevance: a hit also scores at least this fraction of the best score.
+        context_weight: the turn's vector is ``message + context_weight * mean(context)``.
+        query_chars: a longer message or context turn is embedded by its first and last
+            ``query_chars / 2`` characters.
+        text_chars: how many characters of a policy's ``text`` its document vector reads.
+    """
 
     lexical_weight: float
     semantic_floor: float
@@ -50,6 +61,7 @@ class HybridScoring:
 
     @property
     def thresholds(self) -> RelevanceThresholds:
+        """The relevance floor's settings."""
         return RelevanceThresholds(self.min_relevance, self.relative_relevance)
 
 

@@ -108,7 +108,8 @@ class RankedIndex(ABC):
         return scores if areas is None else np.where(self.area_mask(areas), scores, 0.0)
 
     def area_mask(self, areas: frozenset[str]) -> npt.NDArray[np.bool_]:
-        """Which policies have one of ``areas`` (a policy without an area has none of them)."""
+        """Which policies' area is one of ``areas`` (a policy without one has the area ``""``,
+        so it is in no named area)."""
         mask = self._area_masks.get(areas)
         if mask is None:
             mask = np.isin(self._areas, list(areas))

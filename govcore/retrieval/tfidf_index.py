@@ -38,9 +38,22 @@ Columns = tuple[tuple[int, float], ...]
 
 @dataclass(frozen=True, slots=True)
 class TfidfScoring:
-    """How a :class:`TfidfIndex` weighs a policy's fields and scores a turn (the meaning of
-    each number is given by :class:`~govcore.backends.tfidf.TfidfRetriever`, whose arguments
-    they are)."""
+    """How a :class:`TfidfIndex` weighs a policy's fields and scores a turn.
+
+    Attributes:
+        min_relevance: the lowest score a hit may have.
+        relative_relevance: a hit also scores at least this fraction of the best score.
+        min_query_terms: a turn with fewer terms is scored as if the missing ones were there
+            and matched nothing (its vector is scaled by ``sqrt(terms / min_query_terms)``).
+        max_query_terms: only this many of the turn's heaviest terms are scored.
+        example_weight: a policy scores at least this fraction of the turn's cosine with the
+            closest of its example phrases.
+        context_weight: how much each context turn's terms count against the message's.
+        field_weights: how many times a term counts in the title; in the summary, tags and
+            examples; in the area and text.
+        single_term_factor: the score of a policy sharing only one term with a turn of
+            several is multiplied by this.
+    """
 
     min_relevance: float
     relative_relevance: float
@@ -53,6 +66,7 @@ class TfidfScoring:
 
     @property
     def thresholds(self) -> RelevanceThresholds:
+        """The relevance floor's settings."""
         return RelevanceThresholds(self.min_relevance, self.relative_relevance)
 
 
