@@ -21,7 +21,8 @@ FORBIDDEN = {
         "govcore.governance", "govcore.client", "time", "os", "pathlib", "threading",
     ),
     "retrieval": (
-        "govcore.core", "govcore.service", "govcore.http", "govcore.governance", "govcore.client",
+        "govcore.core", "govcore.service", "govcore.backends", "govcore.http",
+        "govcore.governance", "govcore.client",
     ),
     "service": ("govcore.http", "govcore.governance", "govcore.client"),
     "backends": ("govcore.service", "govcore.http", "govcore.governance", "govcore.client"),

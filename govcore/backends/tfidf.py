@@ -1,14 +1,14 @@
 """The default retriever: TF-IDF over stemmed words and paraphrase concepts, cosine scoring.
 
 This module is imported with ``govcore``, so it holds only what needs no numeric library:
-the retriever's settings and text analysis. The index itself (:class:`TfidfIndex`, NumPy,
+the retriever's settings and its text analyzer. The algorithm (:class:`TfidfIndex`, NumPy,
 SciPy and scikit-learn) lives in :mod:`govcore.retrieval.tfidf_index`, loaded when the first
 index is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from govcore.policy import PolicyDocument
@@ -17,7 +17,7 @@ from govcore.retrieval.lexicon import load_lexicon, merge_lexicons
 
 if TYPE_CHECKING:
     from govcore.config import GovernanceSettings
-    from govcore.retrieval.tfidf_index import Columns, TfidfIndex
+    from govcore.retrieval.tfidf_index import TfidfIndex
 
 __all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
 
@@ -84,7 +84,7 @@ class TfidfRetriever:
         self.example_weight = example_weight
         self.context_weight = context_weight
         self.language = language
-        self._analyzer = Analyzer(synonyms, language)
+        self.analyzer = Analyzer(synonyms, language)
 
     @classmethod
     def from_settings(
@@ -105,35 +105,20 @@ class TfidfRetriever:
         # Imported here, not at the top: NumPy, SciPy and scikit-learn take most of a second
         # to import, which a program that only imports govcore (or validates a file) never
         # needs to pay.
-        from govcore.retrieval.tfidf_index import build_index
+        from govcore.retrieval.tfidf_index import TfidfScoring, build_index
 
-        return build_index(self, policies)
-
-    def _policy_terms(self, policy: PolicyDocument) -> dict[str, int]:
-        # Fields of equal weight are analysed together: one pass per weight, not per field.
         title, lead, body = self.field_weights
-        by_weight = (
-            (title, policy.title),
-            (lead, "\n".join([policy.summary, *policy.tags, *policy.examples])),
-            (body, f"{policy.area or ''}\n{policy.text}"),
+        scoring = TfidfScoring(
+            min_relevance=self.min_relevance,
+            relative_relevance=self.relative_relevance,
+            min_query_terms=self.min_query_terms,
+            max_query_terms=self.max_query_terms,
+            example_weight=self.example_weight,
+            context_weight=self.context_weight,
+            field_weights=(title, lead, body),
+            single_term_factor=self.single_term_factor,
         )
-        terms: dict[str, int] = {}
-        for weight, text in by_weight:
-            if weight:
-                self._analyzer.term_counts(text, weight, into=terms)
-        return terms
-
-    def _query_weights(
-        self, query: str, context: Sequence[str], columns_of: Callable[[str], Columns]
-    ) -> dict[int, float]:
-        weights: dict[int, float] = {}
-        segments = [(query, 1.0)] + [(c, self.context_weight) for c in context]
-        for text, weight in segments:
-            if weight <= 0.0 or not text:
-                continue
-            for column, tf in columns_of(text):
-                weights[column] = weights.get(column, 0.0) + weight * tf
-        return weights
+        return build_index(policies, self.analyzer, scoring)
 
 
 def lexicon_of(settings: GovernanceSettings) -> dict[str, tuple[str, ...]]:

@@ -1,7 +1,11 @@
-"""The numeric half of the TF-IDF retriever: building and scoring an index.
+"""The TF-IDF index: a policy set's terms weighted by scikit-learn, scored by cosine.
 
-NumPy, SciPy and scikit-learn are imported by this module only; :mod:`govcore.backends.tfidf`
-imports it when the first index is built, so ``import govcore`` loads none of them.
+Everything the index needs is given to it: an :class:`~govcore.retrieval.analysis.Analyzer`
+(the terms of a text) and a :class:`TfidfScoring` (the numbers of the scoring). The retriever
+in :mod:`govcore.backends.tfidf` reads those from settings and calls :func:`build_index`.
+
+NumPy, SciPy and scikit-learn are imported by this module, which the retriever imports when
+the first index is built, so ``import govcore`` loads none of them.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,14 +23,11 @@ from scipy.sparse import csr_matrix
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from govcore.policy import PolicyDocument
-from govcore.retrieval.analysis import words_of
-from govcore.retrieval.ranking import relevance_floor, top_hits
-from govcore.types import IndexExplanation, PolicyScore, RetrievalHit
+from govcore.retrieval.analysis import Analyzer, words_of
+from govcore.retrieval.ranking import RankedIndex, RelevanceThresholds, Scores
+from govcore.types import IndexExplanation, PolicyScore
 
-if TYPE_CHECKING:
-    from govcore.backends.tfidf import TfidfRetriever
-
-__all__ = ["Columns", "TfidfIndex", "build_index"]
+__all__ = ["Columns", "TfidfIndex", "TfidfScoring", "build_index", "policy_terms"]
 
 # An example phrase counts for its policy only when it shares this many terms with a message.
 _MIN_SHARED_EXAMPLE_TERMS = 2
@@ -35,10 +36,65 @@ Columns = tuple[tuple[int, float], ...]
 """A text's terms in one index: (column, sublinear term frequency) pairs."""
 
 
-def build_index(retriever: TfidfRetriever, policies: Sequence[PolicyDocument]) -> TfidfIndex:
+@dataclass(frozen=True, slots=True)
+class TfidfScoring:
+    """How a :class:`TfidfIndex` weighs a policy's fields and scores a turn.
+
+    Attributes:
+        min_relevance: the lowest score a hit may have.
+        relative_relevance: a hit also scores at least this fraction of the best score.
+        min_query_terms: a turn with fewer terms is scored as if the missing ones were there
+            and matched nothing (its vector is scaled by ``sqrt(terms / min_query_terms)``).
+        max_query_terms: only this many of the turn's heaviest terms are scored.
+        example_weight: a policy scores at least this fraction of the turn's cosine with the
+            closest of its example phrases.
+        context_weight: how much each context turn's terms count against the message's.
+        field_weights: how many times a term counts in the title; in the summary, tags and
+            examples; in the area and text.
+        single_term_factor: the score of a policy sharing only one term with a turn of
+            several is multiplied by this.
+    """
+
+    min_relevance: float
+    relative_relevance: float
+    min_query_terms: float
+    max_query_terms: int
+    example_weight: float
+    context_weight: float
+    field_weights: tuple[int, int, int]
+    single_term_factor: float
+
+    @property
+    def thresholds(self) -> RelevanceThresholds:
+        """The relevance floor's settings."""
+        return RelevanceThresholds(self.min_relevance, self.relative_relevance)
+
+
+def policy_terms(
+    policy: PolicyDocument, analyzer: Analyzer, field_weights: tuple[int, int, int]
+) -> dict[str, int]:
+    """The policy's terms with their counts, each field's counted ``field_weights`` times
+    (title; summary, tags and examples; area and text)."""
+    # Fields of equal weight are analysed together: one pass per weight, not per field.
+    title, lead, body = field_weights
+    by_weight = (
+        (title, policy.title),
+        (lead, "\n".join([policy.summary, *policy.tags, *policy.examples])),
+        (body, f"{policy.area or ''}\n{policy.text}"),
+    )
+    terms: dict[str, int] = {}
+    for weight, text in by_weight:
+        if weight:
+            analyzer.term_counts(text, weight, into=terms)
+    return terms
+
+
+def build_index(
+    policies: Sequence[PolicyDocument], analyzer: Analyzer, scoring: TfidfScoring
+) -> TfidfIndex:
     """Count each policy's terms, weight them with scikit-learn, keep them transposed."""
     areas = [p.area for p in policies]
-    per_policy = [retriever._policy_terms(p) for p in policies]
+    per_policy = [policy_terms(p, analyzer, scoring.field_weights) for p in policies]
     # Vocabulary, columns and counts built by C-level iteration over the term dictionaries.
     ordered = dict.fromkeys(chain.from_iterable(per_policy))
     vocabulary = {term: column for column, term in enumerate(ordered)}
@@ -52,16 +108,30 @@ def build_index(retriever: TfidfRetriever, policies: Sequence[PolicyDocument]) -
     np.cumsum([len(terms) for terms in per_policy], out=row_starts[1:])
     if not vocabulary:
         return TfidfIndex(
-            retriever, {}, np.zeros(0, np.float32), None, areas, None, _phrases_of(policies)
+            analyzer,
+            scoring,
+            {},
+            np.zeros(0, np.float32),
+            None,
+            areas,
+            None,
+            _phrases_of(policies),
         )
     matrix = csr_matrix((counts, columns, row_starts), shape=(len(policies), len(vocabulary)))
     # Sublinear TF, smoothed IDF and L2-normalised rows, as TfidfVectorizer would do.
     transformer = TfidfTransformer(sublinear_tf=True)
     weighted = transformer.fit_transform(matrix).astype(np.float32)
     idf = transformer.idf_.astype(np.float32)
-    examples = _example_matrix(retriever, policies, vocabulary, transformer)
+    examples = _example_matrix(analyzer, policies, vocabulary, transformer)
     return TfidfIndex(
-        retriever, vocabulary, idf, weighted.T.tocsr(), areas, examples, _phrases_of(policies)
+        analyzer,
+        scoring,
+        vocabulary,
+        idf,
+        weighted.T.tocsr(),
+        areas,
+        examples,
+        _phrases_of(policies),
     )
 
 
@@ -77,7 +147,7 @@ def _phrases_of(policies: Sequence[PolicyDocument]) -> dict[str, list[tuple[int,
 
 
 def _example_matrix(
-    retriever: TfidfRetriever,
+    analyzer: Analyzer,
     policies: Sequence[PolicyDocument],
     vocabulary: Mapping[str, int],
     transformer: TfidfTransformer,
@@ -91,7 +161,7 @@ def _example_matrix(
     texts: list[str] = []
     for position, policy in enumerate(policies):
         for example in policy.examples:
-            terms = retriever._analyzer.term_counts(example)
+            terms = analyzer.term_counts(example)
             if not terms:
                 continue
             for term, count in terms.items():
@@ -134,8 +204,8 @@ class _Scored:
     examples: dict[int, str] = field(default_factory=dict)  # policy -> the example that set it
 
 
-class TfidfIndex:
-    """One policy set's TF-IDF index (an implementation of ``RetrievalIndex``).
+class TfidfIndex(RankedIndex):
+    """One policy set's TF-IDF index (an ``ExplainableIndex``), built by :func:`build_index`.
 
     The document-term matrix is kept transposed (term x policy, CSR), so scoring a query reads
     only the postings of its own terms instead of multiplying through the whole matrix.
@@ -143,7 +213,8 @@ class TfidfIndex:
 
     def __init__(
         self,
-        retriever: TfidfRetriever,
+        analyzer: Analyzer,
+        scoring: TfidfScoring,
         vocabulary: Mapping[str, int],
         idf: npt.NDArray[np.float32],
         term_policy: csr_matrix | None,
@@ -151,7 +222,9 @@ class TfidfIndex:
         examples: _Examples | None = None,
         phrases: Mapping[str, Sequence[tuple[int, str]]] | None = None,
     ) -> None:
-        self._retriever = retriever
+        super().__init__(areas, scoring.thresholds)
+        self.analyzer = analyzer
+        self.scoring = scoring
         self._examples = examples
         self._phrases = phrases or {}
         # A turn's text comes back as recentContext on the next turns: map it to this index's
@@ -159,24 +232,30 @@ class TfidfIndex:
         self._columns_of = functools.lru_cache(maxsize=1024)(self._text_columns)
         self._vocabulary = vocabulary
         self._idf = idf
-        self._size = len(areas)
-        self._areas = np.array([a if a is not None else "" for a in areas], dtype=object)
-        self._area_masks: dict[frozenset[str], npt.NDArray[np.bool_]] = {}
         self._term_policy: Any = term_policy
-
-    def __len__(self) -> int:
-        return self._size
 
     def _text_columns(self, text: str) -> Columns:
         """The text's terms in this index, as (column, sublinear term frequency)."""
         vocabulary = self._vocabulary
         return tuple(
             (vocabulary[term], 1.0 + math.log(count))
-            for term, count in self._retriever._analyzer.term_counts(text).items()
+            for term, count in self.analyzer.term_counts(text).items()
             if term in vocabulary
         )
 
-    def scores(self, query: str, *, context: Sequence[str] = ()) -> npt.NDArray[np.float64]:
+    def _query_weights(self, query: str, context: Sequence[str]) -> dict[int, float]:
+        """The turn's columns with their summed weights: the message's sublinear term
+        frequencies, and the context turns' at ``context_weight``."""
+        weights: dict[int, float] = {}
+        segments = [(query, 1.0)] + [(c, self.scoring.context_weight) for c in context]
+        for text, weight in segments:
+            if weight <= 0.0 or not text:
+                continue
+            for column, tf in self._columns_of(text):
+                weights[column] = weights.get(column, 0.0) + weight * tf
+        return weights
+
+    def scores(self, query: str, *, context: Sequence[str] = ()) -> Scores:
         """Similarity of the query with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
@@ -187,8 +266,8 @@ class TfidfIndex:
         return self._score(query, context).scores
 
     def _score(self, query: str, context: Sequence[str]) -> _Scored:
-        retriever = self._retriever
-        weights = retriever._query_weights(query, context, self._columns_of)
+        scoring = self.scoring
+        weights = self._query_weights(query, context)
         if not weights or self._term_policy is None:
             nothing = np.zeros(self._size)
             scored = _Scored(
@@ -200,22 +279,22 @@ class TfidfIndex:
         values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
         values *= self._idf[columns]
         true_norm = float(np.sqrt(values @ values))
-        limit = retriever.max_query_terms
+        limit = scoring.max_query_terms
         if len(columns) > limit:
             # The heaviest terms decide the ranking; the long tail of a long message costs
             # postings but barely moves a score. The norm still counts every term.
             keep = np.argpartition(values, -limit)[-limit:]
             columns, values = columns[keep], values[keep]
         # Only the rows (postings) of the query's terms are read.
-        short = max(1.0, math.sqrt(retriever.min_query_terms / len(weights)))
+        short = max(1.0, math.sqrt(scoring.min_query_terms / len(weights)))
         floored = values / (true_norm * short)
         postings = self._term_policy[columns]
         scores = np.asarray(postings.T @ floored, dtype=np.float64)
-        if retriever.single_term_factor != 1.0 and len(columns) > 1:
+        if scoring.single_term_factor != 1.0 and len(columns) > 1:
             # A policy that shares one word with a message of several is more often a
             # coincidence ("connect" in a printer question, a connecting flight) than a topic.
             matched = np.bincount(postings.indices, minlength=self._size)
-            scores[matched == 1] *= retriever.single_term_factor
+            scores[matched == 1] *= scoring.single_term_factor
         scored = _Scored(scores, columns, floored, scores.copy())
         if self._examples is not None:
             self._raise_to_examples(query, columns, values / true_norm, scored)
@@ -248,13 +327,13 @@ class TfidfIndex:
         # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
         # term of its own.
         closeness[shared < np.minimum(examples.sizes, _MIN_SHARED_EXAMPLE_TERMS)] = 0.0
-        weighted = closeness * self._retriever.example_weight
+        weighted = closeness * self.scoring.example_weight
         # A message made of exactly an example's terms is what its author said the policy is
         # for: full relevance, so an example always selects its policy.
         complete = shared == examples.sizes
         if complete.any():
             # Every term of the message counts here, known to the index or not.
-            message_terms = len(self._retriever._analyzer.term_counts(query))
+            message_terms = len(self.analyzer.term_counts(query))
             weighted[complete & (examples.sizes == message_terms)] = 1.0
         best = np.full(self._size, -1.0)
         np.maximum.at(best, examples.owners, weighted)
@@ -283,8 +362,8 @@ class TfidfIndex:
         scores = scored.scores
         candidates = np.arange(self._size)
         if areas is not None:
-            candidates = candidates[self._area_mask(areas)]
-        floor = self._floor(float(scores[candidates].max()) if len(candidates) else 0.0)
+            candidates = candidates[self.area_mask(areas)]
+        floor = self.floor(float(scores[candidates].max()) if len(candidates) else 0.0)
         terms_by_policy = self._term_shares(scored, candidates)
         names = self._names_of(scored.columns)
         explained = []
@@ -301,14 +380,8 @@ class TfidfIndex:
                     example=scored.examples.get(position),
                 )
             )
-        retriever = self._retriever
         return IndexExplanation(
-            scores=tuple(explained),
-            thresholds={
-                "min_relevance": retriever.min_relevance,
-                "relative_relevance": retriever.relative_relevance,
-            },
-            floor=floor,
+            scores=tuple(explained), thresholds=self.thresholds.as_dict(), floor=floor
         )
 
     def _term_shares(
@@ -331,31 +404,3 @@ class TfidfIndex:
     def _names_of(self, columns: npt.NDArray[np.int64]) -> dict[int, str]:
         wanted = set(columns.tolist())
         return {column: term for term, column in self._vocabulary.items() if column in wanted}
-
-    def _floor(self, best_score: float) -> float:
-        retriever = self._retriever
-        return relevance_floor(best_score, retriever.min_relevance, retriever.relative_relevance)
-
-    def search(
-        self,
-        query: str,
-        *,
-        top_k: int,
-        areas: frozenset[str] | None = None,
-        context: Sequence[str] = (),
-    ) -> list[RetrievalHit]:
-        """The at most ``top_k`` best policies scoring at least the minimum relevance."""
-        if self._size == 0 or top_k <= 0:
-            return []
-        scores = self.scores(query, context=context)
-        if areas is not None:
-            scores = np.where(self._area_mask(areas), scores, 0.0)
-        return top_hits(scores, self._floor(float(scores.max())), top_k)
-
-    def _area_mask(self, areas: frozenset[str]) -> npt.NDArray[np.bool_]:
-        mask = self._area_masks.get(areas)
-        if mask is None:
-            mask = np.isin(self._areas, list(areas))
-            if len(self._area_masks) < 1024:
-                self._area_masks[areas] = mask
-        return mask

@@ -38,6 +38,7 @@ from govcore.backends.sentence_embedding import (  # noqa: E402
 from govcore.backends.tfidf import TfidfRetriever  # noqa: E402
 from govcore.config import GovernanceSettings  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
+from govcore.retrieval.tfidf_index import policy_terms  # noqa: E402
 from govcore.testing import FakeClock  # noqa: E402
 from tests.backends.hybrid_data import CHITCHAT, LETTINGS, PARAPHRASES, VET  # noqa: E402
 from tests.support import turn  # noqa: E402
@@ -180,7 +181,8 @@ def test_a_paraphrase_sharing_no_word_selects_its_policy(
     first among the domain's six; the lexical retriever alone selects it not at all."""
     lexical = TfidfRetriever()
     policy = next(p for p in documents(domain) if p.id == expected)
-    shared = set(lexical._analyzer.term_counts(message)) & set(lexical._policy_terms(policy))
+    terms = policy_terms(policy, lexical.analyzer, lexical.field_weights)
+    shared = set(lexical.analyzer.term_counts(message)) & set(terms)
     assert shared == set(), "the paraphrase shares a word with its policy: rewrite it"
     assert expected not in ids(domain, lexical.index(documents(domain)).search(message, top_k=6))
     scores = indexes[domain].scores(message)
