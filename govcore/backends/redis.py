@@ -511,8 +511,9 @@ changed the keys in between, instead of running the mutation a second time."""
 
 ADMIT_SCRIPT = """
 -- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
--- this request's member, the key's TTL in milliseconds. Times travel as the exact decimal
--- strings govcore sent: a Lua number would be rounded to 14 digits on its way to a command.
+-- this request's member, the TTL in milliseconds of a log whose newest time is now, window.
+-- Times travel as the exact decimal strings govcore sent: a Lua number would be rounded to 14
+-- digits on its way to a command, so a time computed here goes back with 17 (exact).
 -- KEYS[2...], on one server only: keys to read for an admitted request (their values follow).
 local key = KEYS[1]
 local function admitted()
@@ -524,26 +525,53 @@ end
 if redis.call('ZSCORE', key, ARGV[4]) then
   return admitted() -- this very request was admitted already: its reply was lost and it was resent
 end
-local future = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf')
-for _, member in ipairs(future) do
-  redis.call('ZADD', key, ARGV[1], member) -- a clock that stepped back: the future is now
-end
-redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[2])
-local count = redis.call('ZCARD', key)
+local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[3])
+local window = tonumber(ARGV[6])
+local newest = now
+local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
+local reset = last ~= nil and now <= tonumber(last) - window
+if reset then
+  -- a step back of a window or more resets the clock: times in its future count as now
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf')) do
+    redis.call('ZADD', key, ARGV[1], member)
+  end
+elseif last ~= nil and tonumber(last) > now then
+  newest = tonumber(last) -- a step back of less than a window: logged times keep their own
+end
+local function prune() -- times two windows before the newest can no longer share a window
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.17g', newest - 2 * window))
+end
+local count = redis.call('ZCOUNT', key, '(' .. ARGV[2], '+inf')
 if count >= limit then
-  local oldest = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-  return {0, oldest[2]}
+  local first
+  if newest <= now then
+    first = redis.call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]
+  else
+    -- the newest group of `limit` recent times spanning less than a window fills one with now
+    local recent = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[2], '+inf', 'WITHSCORES')
+    for i = count - limit + 1, 1, -1 do
+      if tonumber(recent[2 * (i + limit - 1)]) - tonumber(recent[2 * i]) < window then
+        first = recent[2 * i]
+        break
+      end
+    end
+  end
+  if first then
+    if reset then prune() end
+    return {0, first}
+  end
 end
 redis.call('ZADD', key, ARGV[1], ARGV[4])
-redis.call('PEXPIRE', key, ARGV[5])
+prune()
+redis.call('PEXPIRE', key, tonumber(ARGV[5]) + math.ceil((newest - now) * 1000))
 return admitted()
 """
 """A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
 ``{1}`` when admitted (``{1, values}`` with the values of ``KEYS[2...]`` when there are any),
-else ``{0, score}`` where ``score`` is the time of the oldest of the last ``limit`` admitted
-requests. On a cluster the read keys are in other slots than the window, so they are read by an
-``MGET`` beside the script instead."""
+else ``{0, score}`` where ``score`` is the time of the first of the newest ``limit`` logged
+requests that fill a window with this one. On a cluster the read keys are in other slots than
+the window, so they are read by an ``MGET`` beside the script instead."""
 
 _COMMIT = _Script(COMMIT_SCRIPT)
 _ADMIT = _Script(ADMIT_SCRIPT)
@@ -673,7 +701,9 @@ class _AdmitCall:
             repr(now - window),
             limit,
             _new_token(),  # unique per call: a resent admission finds itself and is not counted twice
-            math.ceil(window * 1000) + int(GC_MARGIN_SECONDS * 1000),
+            # The log keeps two windows of times (see govcore.core.ratelimit.admit).
+            math.ceil(2 * window * 1000) + int(GC_MARGIN_SECONDS * 1000),
+            repr(float(window)),
         )
         return cls(layout, layout.key(key), tuple(read), now, window, args)
 
