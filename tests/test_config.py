@@ -347,3 +347,64 @@ def test_a_retriever_that_cannot_index_is_a_config_error() -> None:
 
     with pytest.raises(govcore.ConfigError, match=r"tenants\.acme"):
         govcore.Governance.from_config(config(), retriever=Broken())
+
+
+def _one_policy_config(document: dict[str, Any]) -> dict[str, Any]:
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [document]
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("severity", "given"), [("high", "'high'"), (11, "11"), (-1, "-1"), (None, "None")]
+)
+def test_a_bad_severity_names_the_value_and_the_range(severity: Any, given: str) -> None:
+    """A severity that is no number, or out of range, is refused with the field, the value
+    given and the range allowed (pydantic alone says "Input should be a valid number")."""
+    problems = _problems(_one_policy_config(policy("p", severity=severity)))
+    assert problems == [
+        f"tenants.acme.policies[0] (policy 'p'): severity: expected a number from 0 to 10, "
+        f"got {given}"
+    ]
+
+
+def test_bad_numeric_settings_name_the_value_and_the_range() -> None:
+    """Whole-number settings and key settings say so, with their range and the value given."""
+    raw = config(retrieval_top_k="six", min_relevance=2, default_rate_limit_per_minute=0)
+    raw["keys"][0]["settings"] = {"conversation_ttl_seconds": 30}
+    problems = _problems(raw)
+    assert "settings: retrieval_top_k: expected a whole number from 1 to 100, got 'six'" in (
+        problems
+    )
+    assert "settings: min_relevance: expected a number from 0 to 1, got 2" in problems
+    assert (
+        "settings: default_rate_limit_per_minute: expected a whole number of at least 1, got 0"
+        in problems
+    )
+    assert any(
+        p.endswith(
+            "settings.conversation_ttl_seconds: expected a whole number from 300 to 604800, got 30"
+        )
+        for p in problems
+    ), problems
+
+
+@pytest.mark.parametrize("pattern", [r"\bfoo(?=bar)", r"foo(?!bar)", r"(?<=\$)\d+", r"(?<!x)y"])
+def test_a_look_around_regex_says_re2_has_none_and_what_to_do(pattern: str) -> None:
+    """RE2 says only "invalid perl operator: (?="; the ConfigError adds that RE2 has no
+    look-around and how to do without it."""
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": pattern}])))
+    assert problem.startswith(
+        "tenants.acme.policies[0] (policy 'p'): detect[0].regex: regex does not compile "
+        "(RE2 syntax): invalid perl operator: (?"
+    )
+    assert "RE2 has no look-around" in problem
+    assert "match the context as part of the pattern" in problem
+
+
+def test_a_backreference_says_re2_has_none() -> None:
+    """A backreference is refused saying RE2 has none; other syntax errors get no such hint."""
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": r"(a)\1"}])))
+    assert "invalid escape sequence: \\1; RE2 has no backreferences" in problem
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": "a(?>b)"}])))
+    assert problem.endswith("invalid perl operator: (?>")
