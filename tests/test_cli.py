@@ -156,3 +156,62 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
     assert "conversation deleted" in demo
     assert run(str(bin_dir / "govcore"), "--version") == f"govcore {govcore.__version__}\n"
     assert list(elsewhere.iterdir()) == []
+
+
+DEMO_CONFIG = ROOT / "govcore" / "demo" / "acme" / "govcore.yaml"
+DEMO_KEY = "gk_demo_northwind_full_0001"
+
+
+def _govcore(*arguments: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(  # noqa: S603 - this interpreter, running govcore
+        [sys.executable, "-m", "govcore", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "statuses"),
+    [
+        (["demo"], {1}),
+        (
+            ["explain", str(DEMO_CONFIG), "Can I get my money back?", "--key", DEMO_KEY, "--all"],
+            {1},
+        ),
+        (
+            ["explain", str(DEMO_CONFIG), "Can I get my money back?", "--key", DEMO_KEY, "--json"],
+            {1},
+        ),
+        (["validate", str(DEMO_CONFIG)], {1}),
+        # argparse prints these itself and ignores an OSError as it writes: 0 or 1.
+        (["--help"], {0, 1}),
+        (["--version"], {0, 1}),
+    ],
+    ids=["demo", "explain", "explain-json", "validate", "help", "version"],
+)
+def test_a_reader_gone_before_any_output_ends_the_command_quietly(
+    arguments: list[str], statuses: set[int]
+) -> None:
+    """Like `govcore explain ... | head` when head has gone: exit status 1, and no traceback
+    or 'Exception ignored' message on stderr."""
+    with _govcore(*arguments) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()  # before the command has written anything: it is still starting
+        err = process.stderr.read()
+        assert process.wait(timeout=120) in statuses
+    assert err.decode() == ""
+
+
+def test_a_reader_gone_midway_ends_the_command_quietly() -> None:
+    """`govcore demo | head -1`: the reader leaves after the first line, while the demo is still
+    printing; the command ends without a word on stderr."""
+    with _govcore("demo") as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read()
+        assert process.wait(timeout=120) in {0, 1}  # 0 if it had written everything already
+    assert err.decode() == ""
