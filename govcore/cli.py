@@ -44,6 +44,20 @@ _DEMO_KEY = "gk_demo_northwind_full_0001"
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    parser = _parser()
+    try:
+        try:
+            return _run(parser.parse_args(argv))  # --help and --version print, then exit
+        finally:
+            # Output to a pipe is buffered: a reader that left early (`| head`) shows here, while
+            # it can still be handled, rather than as a traceback at interpreter exit.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="govcore", description="govcore command line")
     parser.add_argument("--version", action="version", version=f"govcore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -72,16 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=_positive, default=1, help="worker processes")
-    try:
-        try:
-            return _run(parser.parse_args(argv))  # --help and --version print, then exit
-        finally:
-            # Output to a pipe is buffered: a reader that left early (`| head`) shows here, while
-            # it can still be handled, rather than as a traceback at interpreter exit.
-            sys.stdout.flush()
-    except BrokenPipeError:
-        _discard_stdout()
-        return 1
+    return parser
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import govcore
-from govcore.cli import _copy_tree, main
+from govcore import cli
+from govcore.cli import _copy_tree, _parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -215,3 +218,27 @@ def test_a_reader_gone_midway_ends_the_command_quietly() -> None:
         err = process.stderr.read()
         assert process.wait(timeout=120) in {0, 1}  # 0 if it had written everything already
     assert err.decode() == ""
+
+
+def _commands() -> list[str]:
+    """The subcommands the command line's parser knows."""
+    (subparsers,) = [
+        action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction)
+    ]
+    return sorted(subparsers.choices)
+
+
+def test_every_command_is_listed_where_the_docs_list_the_commands() -> None:
+    """Each command of the parser is named in docs/architecture.md's line for cli.py, in the
+    README as `govcore COMMAND`, and in the cli module's own summary."""
+    commands = _commands()
+    assert {"validate", "explain", "demo", "serve"} <= set(commands)
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    (listed,) = re.findall(r"cli\.py \(govcore ([^)]*)\)", architecture)
+    listed_names = {name.strip() for name in listed.split(",")}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in commands:
+        assert command in listed_names, f"docs/architecture.md does not list {command!r}"
+        assert f"govcore {command}" in readme, f"README.md does not mention govcore {command}"
+        assert f"``{command}" in (cli.__doc__ or ""), f"govcore.cli's docstring lacks {command!r}"
+    assert "--version" in listed_names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import yaml
 
 import govcore
 from govcore.cli import main
-from govcore.config import MAX_CONFIG_DEPTH, load_config
+from govcore.config import MAX_CONFIG_DEPTH, GovernanceSettings, load_config
 from tests.support import EXAMPLE_CONFIG, config, policy
 
 
@@ -408,3 +409,127 @@ def test_a_backreference_says_re2_has_none() -> None:
     assert "invalid escape sequence: \\1; RE2 has no backreferences" in problem
     (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": "a(?>b)"}])))
     assert problem.endswith("invalid perl operator: (?>")
+
+
+# --- docs/configuration.md stays true ---------------------------------------------------------
+
+CONFIGURATION_DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
+
+def _doc_section(title: str) -> str:
+    text = CONFIGURATION_DOC.read_text(encoding="utf-8")
+    assert f"\n{title}\n" in text, f"docs/configuration.md lost its section {title!r}"
+    return text.split(f"\n{title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _example_policy_files() -> list[str]:
+    blocks = re.findall(
+        r"^```yaml\n(.*?)^```",
+        _doc_section("## Example policy files, one per rule kind"),
+        re.M | re.S,
+    )
+    assert blocks, "no example policy file in docs/configuration.md"
+    return blocks
+
+
+def test_every_example_policy_file_of_the_docs_loads(tmp_path: Path) -> None:
+    """Each example policy file of docs/configuration.md, saved as a file, loads through
+    Governance.from_config; together they show every kind of rule."""
+    directory = tmp_path / "policies"
+    directory.mkdir()
+    for number, block in enumerate(_example_policy_files()):
+        (directory / f"{number:02}.yaml").write_text(block, encoding="utf-8")
+        single = tmp_path / f"single-{number:02}.yaml"
+        single.write_text(
+            yaml.safe_dump(
+                {
+                    "tenants": {"acme": {"policies": f"policies/{number:02}.yaml"}},
+                    "keys": [{"key": "gk_docs_example_key", "tenant": "acme"}],
+                }
+            ),
+            encoding="utf-8",
+        )
+        with govcore.Governance.from_config(single) as gov:
+            assert len(gov.policy_set("acme").policies) == 1, block
+    loaded = load_config({"tenants": {"acme": {"policies": str(directory)}}, "keys": []})
+    documents = loaded.tenants["acme"].policies
+    rules = [rule for d in documents for rule in d.detect]
+    tool_rules = [rule for d in documents for rule in d.tools]
+    assert {
+        kind for rule in rules for kind in ("regex", "terms", "pii") if getattr(rule, kind)
+    } == {
+        "regex",
+        "terms",
+        "pii",
+    }
+    assert any(rule.deny for rule in tool_rules)
+    argument_checks = {
+        check
+        for rule in tool_rules
+        if rule.argument
+        for check in ("max", "min", "one_of", "detect")
+        if getattr(rule, check) is not None
+    }
+    assert argument_checks == {"max", "min", "one_of", "detect"}
+
+
+# Settings whose defaults may live in a backend's own settings rather than in GovernanceSettings
+# (the configuration key stays the same): documented, but their defaults are looked up leniently.
+_DEFAULTS_ELSEWHERE = frozenset(
+    {"max_conversations", "semantic_model", "embedding_cache_dir", "decision_log_stream"}
+)
+
+
+def _documented_settings() -> dict[str, str]:
+    """Each setting of the table in docs/configuration.md's "Settings" section, with the
+    default it documents (as written)."""
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \|", _doc_section("## Settings"), re.M)
+    return dict(rows)
+
+
+def _default_of(setting: str) -> Any:
+    """The default of a setting, or ``LookupError`` when the shared settings do not define it.
+    (Extend here when a setting's default moves, e.g. into a backend's own settings model.)"""
+    field = GovernanceSettings.model_fields.get(setting)
+    if field is None:
+        raise LookupError(setting)
+    return field.get_default(call_default_factory=True)
+
+
+def _parse_documented_default(text: str) -> Any:
+    value = text.strip().strip("`")
+    if value == "none":
+        return None
+    if value in {"true", "false"}:
+        return value == "true"
+    try:
+        return json.loads(value)  # numbers, {} and []
+    except json.JSONDecodeError:
+        return value
+
+
+def test_every_setting_is_documented_with_its_default() -> None:
+    """The Settings table of docs/configuration.md lists every setting with the default the
+    code has; a setting whose default is decided elsewhere (None) is documented as `none` or
+    as where it comes from ("the retriever's ...")."""
+    documented = _documented_settings()
+    missing = (set(GovernanceSettings.model_fields) | _DEFAULTS_ELSEWHERE) - set(documented)
+    assert not missing, f"settings missing from docs/configuration.md: {sorted(missing)}"
+    mismatches = []
+    for setting, text in documented.items():
+        try:
+            default = _default_of(setting)
+        except LookupError:
+            if setting in _DEFAULTS_ELSEWHERE:
+                continue
+            mismatches.append(f"{setting}: documented, but no such setting")
+            continue
+        if default is None:
+            if setting in _DEFAULTS_ELSEWHERE or text == "none" or text.startswith("the "):
+                continue
+        elif _parse_documented_default(text) == default:
+            continue
+        mismatches.append(f"{setting}: docs say {text!r}, the code's default is {default!r}")
+    assert not mismatches, "docs/configuration.md disagrees with GovernanceSettings:\n" + "\n".join(
+        mismatches
+    )
