@@ -31,7 +31,8 @@ def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | No
       is refused when ``limit`` logged times within a window of ``now`` (on either side) fit
       in one window with it, and waits until the newest such group's first time leaves. So
       the limit holds on the times as read, and a key waits at most one window past its newest
-      logged request. (Reading them as ``now`` instead let one more request through per step.)
+      logged request. (Reading them as ``now`` moved them earlier, so they left the window
+      early and let more than the limit through.)
     - By a window or more, the clock is taken as reset: logged times in its future count as
       ``now`` and are stored so, so a key is never locked out for more than one window.
 
@@ -46,27 +47,38 @@ def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | No
     """
     # The log is the raw bytes of native doubles, read in place and copied once, since a key
     # near a high limit carries thousands of entries on every request.
-    times: Sequence[float] = memoryview(raw or b"").cast("d")
-    reset = bool(times) and now <= times[-1] - WINDOW_SECONDS
+    old = raw or b""
+    times: Sequence[float] = memoryview(old).cast("d")
+    if times and times[-1] > now:
+        return _after_step_back(times, now, limit)
+    # The usual case, every logged time at or before now: the last ``limit`` fill the window.
+    first = bisect_right(times, now - WINDOW_SECONDS)
+    expires_at = now + 2 * WINDOW_SECONDS
+    if len(times) - first >= limit:
+        wait = times[len(times) - limit] + WINDOW_SECONDS - now
+        return StoreWrite(value=None, expires_at=expires_at, result=max(wait, 0.0))
+    kept_from = bisect_right(times, now - 2 * WINDOW_SECONDS, 0, first)
+    logged = old[kept_from * _DOUBLE.size :] + _DOUBLE.pack(now)
+    return StoreWrite(value=logged, expires_at=expires_at, result=None)
+
+
+def _after_step_back(times: Sequence[float], now: float, limit: int) -> StoreWrite[float | None]:
+    """:func:`admit` when the newest logged time is in the clock's future."""
+    reset = now <= times[-1] - WINDOW_SECONDS
     if reset:
         times = [min(t, now) for t in times]
-    newest = max(times[-1], now) if times else now
-    recent = times[bisect_right(times, now - WINDOW_SECONDS) :]
+    newest = max(times[-1], now)
     kept_from = bisect_right(times, newest - 2 * WINDOW_SECONDS)
     expires_at = newest + 2 * WINDOW_SECONDS
-    wait = _wait(recent, now, limit)
+    wait = _wait(times[bisect_right(times, now - WINDOW_SECONDS) :], now, limit)
     if wait is not None:
         # A refusal changes nothing, unless the clock was reset: then the log is stored so.
         value = _pack(times[kept_from:]) if reset else None
         return StoreWrite(value=value, expires_at=expires_at, result=wait)
     at = bisect_right(times, now)
-    if reset:
-        logged = _pack([*times[kept_from:at], now, *times[at:]])
-    else:
-        size = _DOUBLE.size
-        old = raw or b""
-        logged = old[kept_from * size : at * size] + _DOUBLE.pack(now) + old[at * size :]
-    return StoreWrite(value=logged, expires_at=expires_at, result=None)
+    return StoreWrite(
+        value=_pack([*times[kept_from:at], now, *times[at:]]), expires_at=expires_at, result=None
+    )
 
 
 def _wait(recent: Sequence[float], now: float, limit: int) -> float | None:
@@ -76,12 +88,7 @@ def _wait(recent: Sequence[float], now: float, limit: int) -> float | None:
     window after ``now``. Any ``limit`` of them spanning less than a window fit in one window
     with ``now``; the wait runs until the last such group's first time leaves.
     """
-    count = len(recent)
-    if count < limit:
-        return None
-    if recent[-1] <= now:  # no time in the clock's future: the last ``limit`` fill the window
-        return max(recent[count - limit] + WINDOW_SECONDS - now, 0.0)
-    for first in range(count - limit, -1, -1):
+    for first in range(len(recent) - limit, -1, -1):
         if recent[first + limit - 1] - recent[first] < WINDOW_SECONDS:
             return max(recent[first] + WINDOW_SECONDS - now, 0.0)
     return None
