@@ -104,7 +104,7 @@ def test_a_resent_admission_counts_once(redis_url: str) -> None:
     """The same admission sent twice (a reply lost, the command retried) is counted once."""
     store = _store(redis_url)
     client = redis.Redis.from_url(redis_url.partition("?")[0])
-    args = ("1800000000.0", "1799999940.0", 2, b"same-id!", 180_000, "60.0")
+    args = ("1800000000.0", "1799999940.0", 2, b"same-id!", 180_000, "60.0", "1799999880.0")
     key = redis_url.partition("prefix=")[2] + "rate:k"
     assert client.eval(ADMIT_SCRIPT, 1, key, *args) == [1]
     assert client.eval(ADMIT_SCRIPT, 1, key, *args) == [1]
