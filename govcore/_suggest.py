@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 __all__ = [
     "closest_name",
@@ -80,6 +81,21 @@ def wire_names_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]
             return []
         current = nested
     return [field.alias or name for name, field in current.model_fields.items()]
+
+
+def field_at(model: type[BaseModel], loc: Sequence[int | str]) -> FieldInfo | None:
+    """The field that pydantic's ``loc`` ends at in ``model``, or None if it names none."""
+    current: type[BaseModel] | None = model
+    found: FieldInfo | None = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = _field(current, part) if current is not None else None
+        if field is None:
+            continue  # a union member's or validator's name, stepped over
+        found = field
+        current = nested_model(field.annotation)
+    return found
 
 
 def _field(model: type[BaseModel], part: str) -> Any:

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import textwrap
@@ -21,6 +22,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -42,6 +44,20 @@ _DEMO_KEY = "gk_demo_northwind_full_0001"
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    parser = _parser()
+    try:
+        try:
+            return _run(parser.parse_args(argv))  # --help and --version print, then exit
+        finally:
+            # Output to a pipe is buffered: a reader that left early (`| head`) shows here, while
+            # it can still be handled, rather than as a traceback at interpreter exit.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="govcore", description="govcore command line")
     parser.add_argument("--version", action="version", version=f"govcore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -70,7 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=_positive, default=1, help="worker processes")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         return _serve(args, sys.stderr)
     if args.command == "validate":
@@ -78,6 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "explain":
         return _explain(args, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device: its reader is gone, and the interpreter's final flush
+    of what is still buffered would otherwise fail again, with a message on stderr."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # a stdout with no file
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 def _positive(text: str) -> int:
@@ -104,11 +132,25 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         print(f"error: {ServerExtraMissingError()}", file=err)
         return 1
     if args.workers > 1:
+        if urlsplit(app.governance.settings.store).scheme == "memory":
+            print(_UNSHARED_MEMORY_WARNING.format(workers=args.workers), file=err)
         _close(app)
         serve(None, args.config, host=args.host, port=args.port, workers=args.workers)
     else:
         serve(app, args.config, host=args.host, port=args.port, workers=1)
     return 0
+
+
+# Served anyway (the contract's `serve --workers N` takes any configuration, and stateless
+# checks need no shared store), but said loudly: turns of one conversation would be counted by
+# each worker apart.
+_UNSHARED_MEMORY_WARNING = (
+    "warning: --workers {workers} with the in-memory store (settings.store memory://): each worker "
+    "keeps its own conversations, idempotency records and rate-limit windows, so turns of one "
+    "conversation answered by different workers are counted apart (turnIndex 1, 2, 1, 2) and each "
+    "worker admits a key's whole rate limit. With several workers, use a shared store "
+    "(settings.store: redis://...); see docs/server.md."
+)
 
 
 def _close(app: GovernanceApp) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -25,8 +25,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
-from govcore._suggest import field_path, unknown_field, unknown_field_at
+from govcore._suggest import field_at, field_path, unknown_field, unknown_field_at
 from govcore.detection.normalize import normalize
 from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, ConfigProblem
@@ -591,4 +592,60 @@ def _reason(error: Mapping[str, Any], model: type[BaseModel]) -> str:
         message = message[len("Value error, ") :]
     if kind in {"literal_error", "enum"}:
         return f"{message} (got {error.get('input')!r})"
+    if kind in _NUMBER_ERRORS:
+        expected = _expected_number(field_at(model, error["loc"]))
+        if expected is not None:
+            return f"expected {expected}, got {error.get('input')!r}"
     return message
+
+
+# pydantic's errors for a number of the wrong type or out of its range: their messages name
+# neither the value given nor the range allowed ("Input should be a valid number").
+_NUMBER_ERRORS = frozenset(
+    {
+        "float_parsing",
+        "float_type",
+        "int_parsing",
+        "int_type",
+        "int_from_float",
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+    }
+)
+
+
+def _expected_number(field: FieldInfo | None) -> str | None:
+    """What a numeric field takes, with its range: "a number from 0 to 10"."""
+    if field is None:
+        return None
+    types: set[object] = set()
+    constraints: list[object] = list(field.metadata)
+    for option in (field.annotation, *get_args(field.annotation)):
+        # An optional field's range sits on its union member: Annotated[int, Field(ge=1)] | None.
+        types.add(getattr(option, "__origin__", option))
+        for item in getattr(option, "__metadata__", ()):
+            constraints.extend(item.metadata if isinstance(item, FieldInfo) else [item])
+    if int in types and float not in types:
+        noun = "a whole number"
+    elif float in types:
+        noun = "a number"
+    else:
+        return None
+    bounds = _bounds(constraints)
+    return f"{noun} {bounds}" if bounds else noun
+
+
+def _bounds(constraints: Sequence[object]) -> str:
+    """A range in words from annotated-types constraints: "from 0 to 10", "of at least 1"."""
+    found = {}
+    for item in constraints:
+        for name in ("ge", "gt", "le", "lt"):
+            value = getattr(item, name, None)
+            if value is not None:
+                found[name] = f"{value:g}"
+    if "ge" in found and "le" in found:
+        return f"from {found['ge']} to {found['le']}"
+    words = {"ge": "of at least", "gt": "above", "le": "of at most", "lt": "below"}
+    return " and ".join(f"{words[name]} {value}" for name, value in found.items())

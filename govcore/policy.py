@@ -46,6 +46,24 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # RE2 would otherwise print parse errors to stderr
 
 
+# What RE2 leaves out on purpose, since it keeps matching linear in the text: RE2's own message
+# names only the operator, which reads like a typo to an author used to PCRE or Python.
+_LOOKAROUND_HINT = (
+    "; RE2 has no look-around ((?=, (?!, (?<=, (?<!): match the context as part of the pattern "
+    "instead (foo(?=bar) as foobar, whose match then covers bar too), or use a terms rule for "
+    "whole words"
+)
+_BACKREFERENCE_HINT = "; RE2 has no backreferences (\\1): spell out the repeated text"
+
+
+def _hint(reason: str) -> str:
+    if reason.startswith("invalid perl operator: (?") and reason[-1] in "=!":
+        return _LOOKAROUND_HINT
+    if reason.startswith("invalid escape sequence: \\") and reason[-1:].isdigit():
+        return _BACKREFERENCE_HINT
+    return ""
+
+
 def compile_regex(pattern: str) -> Any:
     """Compile a policy author's pattern with RE2 (linear-time matching whatever the pattern).
 
@@ -57,7 +75,9 @@ def compile_regex(pattern: str) -> Any:
         compiled = re2.compile(pattern, options=_RE2_OPTIONS)
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
-        raise ValueError(f"regex does not compile (RE2 syntax): {reason}") from None
+        raise ValueError(
+            f"regex does not compile (RE2 syntax): {reason}{_hint(str(reason))}"
+        ) from None
     refusal = pattern_cost(pattern).refusal
     if refusal is not None:
         raise ValueError(refusal)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import govcore
-from govcore.cli import _copy_tree, main
+from govcore import cli
+from govcore.cli import _copy_tree, _parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -156,3 +159,86 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
     assert "conversation deleted" in demo
     assert run(str(bin_dir / "govcore"), "--version") == f"govcore {govcore.__version__}\n"
     assert list(elsewhere.iterdir()) == []
+
+
+DEMO_CONFIG = ROOT / "govcore" / "demo" / "acme" / "govcore.yaml"
+DEMO_KEY = "gk_demo_northwind_full_0001"
+
+
+def _govcore(*arguments: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(  # noqa: S603 - this interpreter, running govcore
+        [sys.executable, "-m", "govcore", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "statuses"),
+    [
+        (["demo"], {1}),
+        (
+            ["explain", str(DEMO_CONFIG), "Can I get my money back?", "--key", DEMO_KEY, "--all"],
+            {1},
+        ),
+        (
+            ["explain", str(DEMO_CONFIG), "Can I get my money back?", "--key", DEMO_KEY, "--json"],
+            {1},
+        ),
+        (["validate", str(DEMO_CONFIG)], {1}),
+        # argparse prints these itself and ignores an OSError as it writes: 0 or 1.
+        (["--help"], {0, 1}),
+        (["--version"], {0, 1}),
+    ],
+    ids=["demo", "explain", "explain-json", "validate", "help", "version"],
+)
+def test_a_reader_gone_before_any_output_ends_the_command_quietly(
+    arguments: list[str], statuses: set[int]
+) -> None:
+    """Like `govcore explain ... | head` when head has gone: exit status 1, and no traceback
+    or 'Exception ignored' message on stderr."""
+    with _govcore(*arguments) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()  # before the command has written anything: it is still starting
+        err = process.stderr.read()
+        assert process.wait(timeout=120) in statuses
+    assert err.decode() == ""
+
+
+def test_a_reader_gone_midway_ends_the_command_quietly() -> None:
+    """`govcore demo | head -1`: the reader leaves after the first line, while the demo is still
+    printing; the command ends without a word on stderr."""
+    with _govcore("demo") as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read()
+        assert process.wait(timeout=120) in {0, 1}  # 0 if it had written everything already
+    assert err.decode() == ""
+
+
+def _commands() -> list[str]:
+    """The subcommands the command line's parser knows."""
+    (subparsers,) = [
+        action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction)
+    ]
+    return sorted(subparsers.choices)
+
+
+def test_every_command_is_listed_where_the_docs_list_the_commands() -> None:
+    """Each command of the parser is named in docs/architecture.md's line for cli.py, in the
+    README as `govcore COMMAND`, and in the cli module's own summary."""
+    commands = _commands()
+    assert {"validate", "explain", "demo", "serve"} <= set(commands)
+    architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    (listed,) = re.findall(r"cli\.py \(govcore ([^)]*)\)", architecture)
+    listed_names = {name.strip() for name in listed.split(",")}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in commands:
+        assert command in listed_names, f"docs/architecture.md does not list {command!r}"
+        assert f"govcore {command}" in readme, f"README.md does not mention govcore {command}"
+        assert f"``{command}" in (cli.__doc__ or ""), f"govcore.cli's docstring lacks {command!r}"
+    assert "--version" in listed_names

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import yaml
 
 import govcore
 from govcore.cli import main
-from govcore.config import MAX_CONFIG_DEPTH, load_config
+from govcore.config import MAX_CONFIG_DEPTH, GovernanceSettings, load_config
 from tests.support import EXAMPLE_CONFIG, config, policy
 
 
@@ -347,3 +348,188 @@ def test_a_retriever_that_cannot_index_is_a_config_error() -> None:
 
     with pytest.raises(govcore.ConfigError, match=r"tenants\.acme"):
         govcore.Governance.from_config(config(), retriever=Broken())
+
+
+def _one_policy_config(document: dict[str, Any]) -> dict[str, Any]:
+    raw = config()
+    raw["tenants"]["acme"]["policies"] = [document]
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("severity", "given"), [("high", "'high'"), (11, "11"), (-1, "-1"), (None, "None")]
+)
+def test_a_bad_severity_names_the_value_and_the_range(severity: Any, given: str) -> None:
+    """A severity that is no number, or out of range, is refused with the field, the value
+    given and the range allowed (pydantic alone says "Input should be a valid number")."""
+    problems = _problems(_one_policy_config(policy("p", severity=severity)))
+    assert problems == [
+        f"tenants.acme.policies[0] (policy 'p'): severity: expected a number from 0 to 10, "
+        f"got {given}"
+    ]
+
+
+def test_bad_numeric_settings_name_the_value_and_the_range() -> None:
+    """Whole-number settings and key settings say so, with their range and the value given."""
+    raw = config(retrieval_top_k="six", min_relevance=2, default_rate_limit_per_minute=0)
+    raw["keys"][0]["settings"] = {"conversation_ttl_seconds": 30}
+    problems = _problems(raw)
+    assert "settings: retrieval_top_k: expected a whole number from 1 to 100, got 'six'" in (
+        problems
+    )
+    assert "settings: min_relevance: expected a number from 0 to 1, got 2" in problems
+    assert (
+        "settings: default_rate_limit_per_minute: expected a whole number of at least 1, got 0"
+        in problems
+    )
+    assert any(
+        p.endswith(
+            "settings.conversation_ttl_seconds: expected a whole number from 300 to 604800, got 30"
+        )
+        for p in problems
+    ), problems
+
+
+@pytest.mark.parametrize("pattern", [r"\bfoo(?=bar)", r"foo(?!bar)", r"(?<=\$)\d+", r"(?<!x)y"])
+def test_a_look_around_regex_says_re2_has_none_and_what_to_do(pattern: str) -> None:
+    """RE2 says only "invalid perl operator: (?="; the ConfigError adds that RE2 has no
+    look-around and how to do without it."""
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": pattern}])))
+    assert problem.startswith(
+        "tenants.acme.policies[0] (policy 'p'): detect[0].regex: regex does not compile "
+        "(RE2 syntax): invalid perl operator: (?"
+    )
+    assert "RE2 has no look-around" in problem
+    assert "match the context as part of the pattern" in problem
+
+
+def test_a_backreference_says_re2_has_none() -> None:
+    """A backreference is refused saying RE2 has none; other syntax errors get no such hint."""
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": r"(a)\1"}])))
+    assert "invalid escape sequence: \\1; RE2 has no backreferences" in problem
+    (problem,) = _problems(_one_policy_config(policy("p", detect=[{"regex": "a(?>b)"}])))
+    assert problem.endswith("invalid perl operator: (?>")
+
+
+# --- docs/configuration.md stays true ---------------------------------------------------------
+
+CONFIGURATION_DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
+
+def _doc_section(title: str) -> str:
+    text = CONFIGURATION_DOC.read_text(encoding="utf-8")
+    assert f"\n{title}\n" in text, f"docs/configuration.md lost its section {title!r}"
+    return text.split(f"\n{title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _example_policy_files() -> list[str]:
+    blocks = re.findall(
+        r"^```yaml\n(.*?)^```",
+        _doc_section("## Example policy files, one per rule kind"),
+        re.M | re.S,
+    )
+    assert blocks, "no example policy file in docs/configuration.md"
+    return blocks
+
+
+def test_every_example_policy_file_of_the_docs_loads(tmp_path: Path) -> None:
+    """Each example policy file of docs/configuration.md, saved as a file, loads through
+    Governance.from_config; together they show every kind of rule."""
+    directory = tmp_path / "policies"
+    directory.mkdir()
+    for number, block in enumerate(_example_policy_files()):
+        (directory / f"{number:02}.yaml").write_text(block, encoding="utf-8")
+        single = tmp_path / f"single-{number:02}.yaml"
+        single.write_text(
+            yaml.safe_dump(
+                {
+                    "tenants": {"acme": {"policies": f"policies/{number:02}.yaml"}},
+                    "keys": [{"key": "gk_docs_example_key", "tenant": "acme"}],
+                }
+            ),
+            encoding="utf-8",
+        )
+        with govcore.Governance.from_config(single) as gov:
+            assert len(gov.policy_set("acme").policies) == 1, block
+    loaded = load_config({"tenants": {"acme": {"policies": str(directory)}}, "keys": []})
+    documents = loaded.tenants["acme"].policies
+    rules = [rule for d in documents for rule in d.detect]
+    tool_rules = [rule for d in documents for rule in d.tools]
+    assert {
+        kind for rule in rules for kind in ("regex", "terms", "pii") if getattr(rule, kind)
+    } == {
+        "regex",
+        "terms",
+        "pii",
+    }
+    assert any(rule.deny for rule in tool_rules)
+    argument_checks = {
+        check
+        for rule in tool_rules
+        if rule.argument
+        for check in ("max", "min", "one_of", "detect")
+        if getattr(rule, check) is not None
+    }
+    assert argument_checks == {"max", "min", "one_of", "detect"}
+
+
+# Settings whose defaults may live in a backend's own settings rather than in GovernanceSettings
+# (the configuration key stays the same): documented, but their defaults are looked up leniently.
+_DEFAULTS_ELSEWHERE = frozenset(
+    {"max_conversations", "semantic_model", "embedding_cache_dir", "decision_log_stream"}
+)
+
+
+def _documented_settings() -> dict[str, str]:
+    """Each setting of the table in docs/configuration.md's "Settings" section, with the
+    default it documents (as written)."""
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \|", _doc_section("## Settings"), re.M)
+    return dict(rows)
+
+
+def _default_of(setting: str) -> Any:
+    """The default of a setting, or ``LookupError`` when the shared settings do not define it.
+    (Extend here when a setting's default moves, e.g. into a backend's own settings model.)"""
+    field = GovernanceSettings.model_fields.get(setting)
+    if field is None:
+        raise LookupError(setting)
+    return field.get_default(call_default_factory=True)
+
+
+def _parse_documented_default(text: str) -> Any:
+    value = text.strip().strip("`")
+    if value == "none":
+        return None
+    if value in {"true", "false"}:
+        return value == "true"
+    try:
+        return json.loads(value)  # numbers, {} and []
+    except json.JSONDecodeError:
+        return value
+
+
+def test_every_setting_is_documented_with_its_default() -> None:
+    """The Settings table of docs/configuration.md lists every setting with the default the
+    code has; a setting whose default is decided elsewhere (None) is documented as `none` or
+    as where it comes from ("the retriever's ...")."""
+    documented = _documented_settings()
+    missing = (set(GovernanceSettings.model_fields) | _DEFAULTS_ELSEWHERE) - set(documented)
+    assert not missing, f"settings missing from docs/configuration.md: {sorted(missing)}"
+    mismatches = []
+    for setting, text in documented.items():
+        try:
+            default = _default_of(setting)
+        except LookupError:
+            if setting in _DEFAULTS_ELSEWHERE:
+                continue
+            mismatches.append(f"{setting}: documented, but no such setting")
+            continue
+        if default is None:
+            if setting in _DEFAULTS_ELSEWHERE or text == "none" or text.startswith("the "):
+                continue
+        elif _parse_documented_default(text) == default:
+            continue
+        mismatches.append(f"{setting}: docs say {text!r}, the code's default is {default!r}")
+    assert not mismatches, "docs/configuration.md disagrees with GovernanceSettings:\n" + "\n".join(
+        mismatches
+    )

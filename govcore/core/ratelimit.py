@@ -21,13 +21,23 @@ WINDOW_ENTRY_BYTES = _DOUBLE.size
 def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | None]:
     """Decide one request against the key's log of recent request times.
 
-    At most ``limit`` requests are admitted in any ``WINDOW_SECONDS``-long window: the log holds
-    the times of the admitted requests of the last window, oldest first. A refused request is
-    not logged, so a caller who keeps retrying is admitted as soon as the oldest request ages out.
+    At most ``limit`` requests are admitted in any ``WINDOW_SECONDS``-long window of the times
+    the clock read for them. The log holds those times, sorted; a refused request is not
+    logged, so a caller who keeps retrying is admitted as soon as the oldest request ages out.
 
-    A clock that stepped back sees logged times in its future; they are read as ``now`` (and
-    stored so), so the window they fill ends at most ``WINDOW_SECONDS`` from now and a key is
-    never locked out for longer than one window.
+    A clock may step back (two threads whose readings arrive out of order, an NTP step):
+
+    - By less than a window, the logged times in its future keep their own times. The request
+      is refused when ``limit`` logged times within a window of ``now`` (on either side) fit
+      in one window with it, and waits until the newest such group's first time leaves. So
+      the limit holds on the times as read, and a key waits at most one window past its newest
+      logged request. (Reading them as ``now`` moved them earlier, so they left the window
+      early and let more than the limit through.)
+    - By a window or more, the clock is taken as reset: logged times in its future count as
+      ``now`` and are stored so, so a key is never locked out for more than one window.
+
+    Times are kept for two windows past the newest: a clock that steps back by less than a
+    window can bring a new request within a window of times more than one window old.
 
     Called inside the store's atomic update with the store's ``now``, so concurrent requests
     are decided one after the other on one log.
@@ -37,23 +47,51 @@ def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | No
     """
     # The log is the raw bytes of native doubles, read in place and copied once, since a key
     # near a high limit carries thousands of entries on every request.
-    times: Sequence[float] = memoryview(raw or b"").cast("d")
-    clamped = bool(times) and times[-1] > now
-    if clamped:
-        # The clock stepped back: logged times in its future count as now, which keeps the log
-        # sorted and ends the window they fill at most WINDOW_SECONDS from now.
-        times = [min(t, now) for t in times]
+    old = raw or b""
+    times: Sequence[float] = memoryview(old).cast("d")
+    if times and times[-1] > now:
+        return _after_step_back(times, now, limit)
+    # The usual case, every logged time at or before now: the last ``limit`` fill the window.
     first = bisect_right(times, now - WINDOW_SECONDS)
-    kept = times[first:]
-    if len(kept) >= limit:
-        wait = kept[len(kept) - limit] + WINDOW_SECONDS - now
-        # A refusal changes nothing, unless the log had to be clamped: then it is stored so.
-        value = _pack(kept) if clamped else None
-        return StoreWrite(value=value, expires_at=now + WINDOW_SECONDS, result=max(wait, 0.0))
-    logged = _pack(kept) if clamped else (raw or b"")[first * _DOUBLE.size :]
+    expires_at = now + 2 * WINDOW_SECONDS
+    if len(times) - first >= limit:
+        wait = times[len(times) - limit] + WINDOW_SECONDS - now
+        return StoreWrite(value=None, expires_at=expires_at, result=max(wait, 0.0))
+    kept_from = bisect_right(times, now - 2 * WINDOW_SECONDS, 0, first)
+    logged = old[kept_from * _DOUBLE.size :] + _DOUBLE.pack(now)
+    return StoreWrite(value=logged, expires_at=expires_at, result=None)
+
+
+def _after_step_back(times: Sequence[float], now: float, limit: int) -> StoreWrite[float | None]:
+    """:func:`admit` when the newest logged time is in the clock's future."""
+    reset = now <= times[-1] - WINDOW_SECONDS
+    if reset:
+        times = [min(t, now) for t in times]
+    newest = max(times[-1], now)
+    kept_from = bisect_right(times, newest - 2 * WINDOW_SECONDS)
+    expires_at = newest + 2 * WINDOW_SECONDS
+    wait = _wait(times[bisect_right(times, now - WINDOW_SECONDS) :], now, limit)
+    if wait is not None:
+        # A refusal changes nothing, unless the clock was reset: then the log is stored so.
+        value = _pack(times[kept_from:]) if reset else None
+        return StoreWrite(value=value, expires_at=expires_at, result=wait)
+    at = bisect_right(times, now)
     return StoreWrite(
-        value=logged + _DOUBLE.pack(now), expires_at=now + WINDOW_SECONDS, result=None
+        value=_pack([*times[kept_from:at], now, *times[at:]]), expires_at=expires_at, result=None
     )
+
+
+def _wait(recent: Sequence[float], now: float, limit: int) -> float | None:
+    """The seconds until a request at ``now`` would be admitted, or None if it is now.
+
+    ``recent`` are the logged times after ``now - WINDOW_SECONDS``, sorted, all less than a
+    window after ``now``. Any ``limit`` of them spanning less than a window fit in one window
+    with ``now``; the wait runs until the last such group's first time leaves.
+    """
+    for first in range(len(recent) - limit, -1, -1):
+        if recent[first + limit - 1] - recent[first] < WINDOW_SECONDS:
+            return max(recent[first] + WINDOW_SECONDS - now, 0.0)
+    return None
 
 
 def _pack(times: Sequence[float]) -> bytes:

@@ -103,8 +103,9 @@ class _PipelinedBehaviour:
 
         self._run(body)
 
-    def test_times_after_a_clock_step_back_count_as_now(self) -> None:
-        """Requests logged in the clock's future fill the window for one window from now."""
+    def test_a_clock_stepping_back_less_than_a_window_keeps_the_logged_times(self) -> None:
+        """Requests logged in the clock's future keep their times: the window they fill with
+        a new request ends one window after them, so the limit holds on the times as read."""
 
         async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
             start = clock.now
@@ -112,6 +113,24 @@ class _PipelinedBehaviour:
             for _ in range(2):
                 assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait is None
             clock.now = start  # stepped back 30 s
+            assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait == 30 + WINDOW
+            clock.now = start + 30 + WINDOW - 0.001
+            assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait is not None
+            clock.now = start + 30 + WINDOW
+            assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait is None
+
+        self._run(body)
+
+    def test_a_clock_stepping_back_a_window_or_more_counts_future_times_as_now(self) -> None:
+        """A step back of a window or more resets the clock: requests logged in its future
+        fill the window for one window from now, never longer."""
+
+        async def body(store: AsyncPipelinedStore, clock: FakeClock) -> None:
+            start = clock.now
+            clock.advance(WINDOW)
+            for _ in range(2):
+                assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait is None
+            clock.now = start  # stepped back one window
             assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait == WINDOW
             clock.now = start + WINDOW  # their times were clamped to start: they have left
             assert (await store.admit("w", limit=2, window_seconds=WINDOW)).wait is None

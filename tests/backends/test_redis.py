@@ -71,11 +71,13 @@ _STEPS = st.one_of(
     st.floats(min_value=0, max_value=30, allow_nan=False),
     st.sampled_from([0.0, 60.0, 59.999, 60.001, 1e-6]),
     st.floats(min_value=-40, max_value=0, allow_nan=False),  # the clock stepped back
+    st.floats(min_value=-59.999, max_value=0, allow_nan=False),  # ... by less than a window
+    st.sampled_from([-60.0, -61.0, -3600.0, 90.0, 120.0]),  # a reset; times two windows old
 )
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=st.lists(_STEPS, min_size=1, max_size=40), limit=st.integers(1, 5))
 def test_admission_decides_as_the_pure_rate_limiter(
@@ -102,13 +104,13 @@ def test_a_resent_admission_counts_once(redis_url: str) -> None:
     """The same admission sent twice (a reply lost, the command retried) is counted once."""
     store = _store(redis_url)
     client = redis.Redis.from_url(redis_url.partition("?")[0])
-    args = ("1800000000.0", "1799999940.0", 2, b"same-id!", 120_000)
+    args = ("1800000000.0", "1799999940.0", 2, b"same-id!", 180_000, "60.0", "1799999880.0")
     key = redis_url.partition("prefix=")[2] + "rate:k"
     assert client.eval(ADMIT_SCRIPT, 1, key, *args) == [1]
     assert client.eval(ADMIT_SCRIPT, 1, key, *args) == [1]
     assert client.zcard(key) == 1
-    assert client.eval(ADMIT_SCRIPT, 1, key, *args[:3], b"other-id", 120_000) == [1]
-    assert client.eval(ADMIT_SCRIPT, 1, key, *args[:3], b"third-id", 120_000)[0] == 0
+    assert client.eval(ADMIT_SCRIPT, 1, key, *args[:3], b"other-id", *args[4:]) == [1]
+    assert client.eval(ADMIT_SCRIPT, 1, key, *args[:3], b"third-id", *args[4:])[0] == 0
     store.close()
     client.close()
 

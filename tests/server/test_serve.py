@@ -135,3 +135,46 @@ def test_two_workers_on_one_redis_record_one_conversation_without_losing_a_turn(
         json.loads(line) for line in server.log().splitlines() if line.startswith('{"method"')
     ]
     assert len({line["pid"] for line in access if line["path"].endswith("/turn")}) == 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="needs the server extra")
+@pytest.mark.parametrize(
+    ("store", "workers", "warned"),
+    [
+        (None, 2, True),
+        ("memory://?conv_mb=64", 3, True),
+        (None, 1, False),
+        ("redis://127.0.0.1:1/0", 2, False),
+    ],
+)
+def test_several_workers_on_the_in_memory_store_are_warned_about(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    store: str | None,
+    workers: int,
+    warned: bool,
+) -> None:
+    """Several workers each with their own in-memory store count one conversation's turns
+    apart (turnIndex 1, 2, 1, 2): serve says so on stderr before it starts, and serves anyway
+    (the contract's `serve --workers N` takes any configuration). One worker, or a shared
+    store, starts without a word."""
+    import govcore.server.serve
+
+    path = tmp_path / "govcore.json"
+    path.write_text(json.dumps(checks_config(**({"store": store} if store else {}))), "utf-8")
+    started: list[int] = []
+    monkeypatch.setattr(
+        govcore.server.serve,
+        "serve",
+        lambda app, config, **options: started.append(options["workers"]),
+    )
+    assert cli.main(["serve", "--config", str(path), "--workers", str(workers)]) == 0
+    assert started == [workers]
+    err = capsys.readouterr().err
+    if warned:
+        assert err.startswith(f"warning: --workers {workers} with the in-memory store")
+        assert "turnIndex 1, 2, 1, 2" in err
+        assert "settings.store: redis://" in err
+    else:
+        assert err == ""
