@@ -19,7 +19,7 @@ from govcore.backends import async_store_from_url, retriever_from_settings, stor
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
-from govcore.decisions import DecisionLog, DecisionQueue, decision_log_from_settings
+from govcore.decision_log import DecisionLog, DecisionQueue, decision_log_from_settings
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync

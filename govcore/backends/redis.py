@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import redis.asyncio.cluster
     import redis.cluster
 
-    from govcore.decisions import Decision
+    from govcore.decision_log import Decision
 
 __all__ = [
     "AsyncRedisStore",

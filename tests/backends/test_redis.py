@@ -23,7 +23,7 @@ import govcore
 from govcore.backends import store_from_url
 from govcore.config import GovernanceSettings
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
-from govcore.decisions import decision_log_from_settings
+from govcore.decision_log import decision_log_from_settings
 from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
