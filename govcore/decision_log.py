@@ -16,21 +16,22 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Annotated, ClassVar, Protocol
+
+from pydantic import Field
 
 from govcore.core.conversation import iso_timestamp
-from govcore.errors import ConfigError, ConfigProblem
-
-if TYPE_CHECKING:
-    from govcore.config import GovernanceSettings
+from govcore.errors import ConfigError
+from govcore.settings import GovernanceSettings, SettingsSection
 
 __all__ = [
     "Decision",
     "DecisionLog",
     "DecisionQueue",
     "JsonlDecisionLog",
+    "JsonlDecisionLogSettings",
     "MemoryDecisionLog",
-    "decision_log_from_settings",
+    "MemoryDecisionLogSettings",
 ]
 
 # The logger keeps the module's former name: logging configurations (and docs/deploying.md)
@@ -90,17 +91,30 @@ class DecisionLog(Protocol):
         ...
 
 
+class MemoryDecisionLogSettings(SettingsSection):
+    """The in-memory decision log's own key of ``settings:``."""
+
+    decision_log_size: Annotated[int, Field(ge=1)] = 10_000
+    """How many decisions the in-memory decision log keeps."""
+
+
 class MemoryDecisionLog:
-    """The latest ``maxlen`` decisions in memory (the default).
+    """The latest ``maxlen`` decisions in memory (the default, decision log ``memory``).
 
     Recording is one append to a bounded deque, so it is written directly rather than through
     the background queue (``blocking = False``): its decisions are readable at once.
     """
 
     blocking = False
+    settings_model: ClassVar[type[SettingsSection]] = MemoryDecisionLogSettings
 
     def __init__(self, maxlen: int = 10_000) -> None:
         self._decisions: deque[Decision] = deque(maxlen=maxlen)
+
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings) -> MemoryDecisionLog:
+        """The latest ``decision_log_size`` decisions."""
+        return cls(settings.section(MemoryDecisionLogSettings).decision_log_size)
 
     def record(self, decision: Decision) -> None:
         self._decisions.append(decision)
@@ -110,14 +124,24 @@ class MemoryDecisionLog:
         return tuple(self._decisions)
 
 
+class JsonlDecisionLogSettings(SettingsSection):
+    """The JSON-lines decision log's own key of ``settings:``; setting it chooses the log."""
+
+    decision_log_path: str | None = None
+    """Append decisions as JSON lines to this file instead of keeping them in memory."""
+
+
 class JsonlDecisionLog:
-    """Appends each decision as a JSON line to a file.
+    """Appends each decision as a JSON line to a file (decision log ``path``, chosen by
+    ``settings.decision_log_path``).
 
     Raises:
         ConfigError: the file's directory does not exist, or the file could not be appended to
             (checked once, when the log is made, without creating the file, so records are
             never silently lost).
     """
+
+    settings_model: ClassVar[type[SettingsSection]] = JsonlDecisionLogSettings
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -130,46 +154,23 @@ class JsonlDecisionLog:
             raise ConfigError(f"settings.decision_log_path: cannot append to {str(self.path)!r}")
         self._lock = threading.Lock()
 
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings) -> JsonlDecisionLog:
+        """Appending to ``decision_log_path``.
+
+        Raises:
+            ValueError: the setting is not set.
+            ConfigError: as the class.
+        """
+        path = settings.section(JsonlDecisionLogSettings).decision_log_path
+        if path is None:
+            raise ValueError("decision_log_path is not set")
+        return cls(path)
+
     def record(self, decision: Decision) -> None:
         line = decision.to_json() + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as sink:
             sink.write(line)
-
-
-def decision_log_from_settings(settings: GovernanceSettings) -> DecisionLog:
-    """The sink the settings choose: a Redis stream (``decision_log_stream``), a JSON-lines file
-    (``decision_log_path``), or else the latest ``decision_log_size`` decisions in memory.
-
-    Raises:
-        ConfigError: both ``decision_log_path`` and ``decision_log_stream`` are set, the file
-            cannot be appended to, or the stream's URL is refused (the message never quotes
-            its credentials).
-    """
-    stream, path = settings.decision_log_stream, settings.decision_log_path
-    if stream and path:
-        raise ConfigError(
-            [
-                ConfigProblem(
-                    "settings.decision_log_stream",
-                    "set either decision_log_path or decision_log_stream, not both",
-                )
-            ]
-        )
-    if stream:
-        from govcore.backends import _redact_url, _scrub, _secrets_of
-        from govcore.backends.redis import RedisDecisionLog
-
-        try:
-            return RedisDecisionLog.from_url(stream)
-        except ValueError as exc:
-            reason = _scrub(str(exc), _secrets_of(stream))
-            shown = _redact_url(stream)
-            raise ConfigError(
-                [ConfigProblem("settings.decision_log_stream", f"{shown!r} is refused: {reason}")]
-            ) from None
-    if path:
-        return JsonlDecisionLog(path)
-    return MemoryDecisionLog(settings.decision_log_size)
 
 
 class DecisionQueue:

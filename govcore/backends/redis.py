@@ -24,10 +24,13 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from pydantic import Field
+
 from govcore._clock import system_clock
+from govcore.settings import SettingsSection
 from govcore.types import Admission, Clock, StoreCommit, StoreReads, StoreWrite
 
 if TYPE_CHECKING:
@@ -37,10 +40,12 @@ if TYPE_CHECKING:
     import redis.cluster
 
     from govcore.decision_log import Decision
+    from govcore.settings import GovernanceSettings
 
 __all__ = [
     "AsyncRedisStore",
     "RedisDecisionLog",
+    "RedisDecisionLogSettings",
     "RedisOptions",
     "RedisStore",
     "RedisUnavailableError",
@@ -1049,8 +1054,20 @@ DEFAULT_STREAM_MAXLEN = 1_000_000
 _MOST_STREAM_MAXLEN = 1_000_000_000
 
 
+class RedisDecisionLogSettings(SettingsSection):
+    """The Redis decision log's own key of ``settings:``; setting it chooses the log."""
+
+    decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
+    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
+    ``rediss://`` URL with optional ``stream`` (the stream's key, default
+    ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
+    1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
+    Kept out of ``repr``: a URL may hold a password."""
+
+
 class RedisDecisionLog:
-    """Appends each decision (its JSON line, field ``decision``) to a Redis stream.
+    """Appends each decision (its JSON line, field ``decision``) to a Redis stream (decision
+    log ``stream``).
 
     The stream is trimmed to about ``maxlen`` entries (``XADD ... MAXLEN ~``), so it never
     grows without bound. Recording is a network call, so the sink is ``blocking``: the
@@ -1067,6 +1084,7 @@ class RedisDecisionLog:
     """
 
     blocking = True
+    settings_model: ClassVar[type[SettingsSection]] = RedisDecisionLogSettings
 
     def __init__(
         self,
@@ -1094,6 +1112,19 @@ class RedisDecisionLog:
             raise ValueError("parameter 'stream' must not be empty")
         maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1, _MOST_STREAM_MAXLEN)
         return cls(stream=stream, maxlen=maxlen, connect=lambda: _sync_client(options))
+
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings) -> RedisDecisionLog:
+        """A sink on the stream ``settings.decision_log_stream`` names (see :meth:`from_url`).
+
+        Raises:
+            ValueError: the setting is not set, or its URL is refused (never quoting a
+                credential).
+        """
+        url = settings.section(RedisDecisionLogSettings).decision_log_stream
+        if url is None:
+            raise ValueError("decision_log_stream is not set")
+        return cls.from_url(url)
 
     def __repr__(self) -> str:
         return f"RedisDecisionLog(stream={self.stream!r}, maxlen={self.maxlen})"
