@@ -2,10 +2,11 @@
 ``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream.
 
 Everything that decides (the URL's options, the value layout, the key mapping, the Lua scripts,
-the reading of their answers and the retry loop) is written once in this module as plain
-functions and *plans*: generators that yield the round trips they need (:class:`_Read`,
-:class:`_Commit`, :class:`_Pause`) and receive the answers. The two store classes only carry
-those round trips out, one with ``redis``, the other with ``redis.asyncio``. The ``redis``
+the reading of their answers, the retry loop and the shape of an admission on one server or a
+cluster) is written once in this module as plain functions and *plans* (:func:`_update_plan`,
+:func:`_admit_plan`): generators that yield the round trips they need (:class:`_Read`,
+:class:`_Eval`, :class:`_Beside`, :class:`_Pause`) and receive the answers. The two store
+classes only carry those round trips out, one with ``redis``, the other with ``redis.asyncio``. The ``redis``
 package (the ``govcore[redis]`` extra) is imported when a store is built, never before.
 
 The design and its reasons: docs/decisions/redis-store.md.
@@ -565,11 +566,25 @@ class _Read:
 
 
 @dataclass(frozen=True, slots=True)
-class _Commit:
-    """Round trip: run :data:`COMMIT_SCRIPT`; the answer is the script's reply."""
+class _Eval:
+    """Round trip: run ``script`` (``EVALSHA``, loading it into a server that lacks it); the
+    answer is the script's reply."""
 
+    script: _Script
     keys: tuple[str, ...]
-    args: tuple[bytes | int, ...]
+    args: tuple[bytes | str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Beside:
+    """Round trip on a cluster: run ``script`` on ``key``, and ``MGET`` the ``read`` keys
+    beside it on their own nodes (not a transaction: they are in other slots). The answer is
+    ``(the script's reply, the values read or None when there are no read keys)``."""
+
+    script: _Script
+    key: str
+    args: tuple[bytes | str | int, ...]
+    read: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,7 +594,7 @@ class _Pause:
     seconds: float
 
 
-_Step = _Read | _Commit | _Pause
+_Step = _Read | _Eval | _Beside | _Pause
 _Plan = Generator[_Step, Any, T]
 
 
@@ -626,7 +641,7 @@ def _update_plan(
                 args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
         marker = layout.commit_marker(redis_keys[0], token)
         script_keys = redis_keys if marker is None else (*redis_keys, marker)
-        answer = yield _Commit(script_keys, tuple(args))
+        answer = yield _Eval(_COMMIT, script_keys, tuple(args))
         if int(answer[0]) == 1:
             return commit.result
         raws = list(answer[1:])
@@ -701,6 +716,27 @@ class _AdmitCall:
         return Admission(max(oldest + self.window_seconds - self.now, 0.0))
 
 
+def _admit_plan(
+    layout: _Layout,
+    clock: Clock,
+    key: str,
+    limit: int,
+    window: float,
+    read: Sequence[str],
+    *,
+    cluster: bool,
+) -> _Plan[Admission]:
+    """Count one request in ``key``'s window and read ``read`` if it is admitted: on one server
+    one script that reads the keys itself; on a cluster, where the read keys live in other
+    slots than the window, the script and an ``MGET`` beside it, in one round trip."""
+    call = _AdmitCall.build(layout, clock, key, limit, window, read)
+    if not cluster:
+        reply = yield _Eval(_ADMIT, (call.key, *call.redis_read_keys()), call.args)
+        return call.answer_alone(reply)
+    reply, raws = yield _Beside(_ADMIT, call.key, call.args, tuple(call.redis_read_keys()))
+    return call.answer(reply, raws)
+
+
 def _is_no_script(error: BaseException) -> bool:
     from redis.exceptions import NoScriptError
 
@@ -730,6 +766,12 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
 
     seeds = [ClusterNode(host, port) for host, port in options.seed_nodes()]
     return RedisCluster(startup_nodes=seeds, **options.cluster_arguments(asyncio=True))
+
+
+def _is_cluster(client: _SyncClient) -> bool:
+    from redis.cluster import RedisCluster
+
+    return isinstance(client, RedisCluster)
 
 
 def _route(client: _SyncClient, key: str) -> dict[str, Any]:
@@ -874,31 +916,11 @@ class RedisStore:
     def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
-        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
-        client = self._connector.client()
-        route = _route(client, call.key)
-        if not route:  # one server: the script reads the keys itself, one command
-            keys = [call.key, *call.redis_read_keys()]
-            return call.answer_alone(self._eval(_ADMIT, keys, call.args))
-        for _ in range(2):
-            # Not a transaction: on a cluster the script and the MGET go to the nodes of their
-            # own slots, written to every node before any answer is read (one round trip).
-            # redis-py's cluster pipeline blocks its evalsha() and mget() methods, as they may
-            # span slots; these commands do not (each one's keys share a slot, which redis-py
-            # checks as it routes them), so they go through execute_command.
-            pipe = client.pipeline(transaction=False)
-            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args, **route)
-            if call.read:
-                pipe.execute_command("MGET", *call.redis_read_keys())
-            replies = pipe.execute(raise_on_error=False)
-            if _is_no_script(replies[0]):
-                client.script_load(_ADMIT.source)  # a restarted or flushed server
-                continue
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise reply
-            return call.answer(replies[0], replies[1] if call.read else None)
-        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+        cluster = _is_cluster(self._connector.client())
+        plan = _admit_plan(
+            self._layout, self._clock, key, limit, window_seconds, read, cluster=cluster
+        )
+        return self._run(plan)
 
     def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]) -> Any:
         client = self._connector.client()
@@ -911,6 +933,29 @@ class RedisStore:
         client.script_load(script.source)
         return client.evalsha(script.sha, len(keys), *keys, *args)
 
+    def _beside(self, step: _Beside) -> tuple[Any, Any]:
+        client = self._connector.client()
+        route = _route(client, step.key)
+        for _ in range(2):
+            # Not a transaction: the script and the MGET go to the nodes of their own slots,
+            # written to every node before any answer is read (one round trip). redis-py's
+            # cluster pipeline blocks its evalsha() and mget() methods, as they may span
+            # slots; these commands do not (each one's keys share a slot, which redis-py
+            # checks as it routes them), so they go through execute_command.
+            pipe = client.pipeline(transaction=False)
+            pipe.execute_command("EVALSHA", step.script.sha, 1, step.key, *step.args, **route)
+            if step.read:
+                pipe.execute_command("MGET", *step.read)
+            replies = pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                client.script_load(step.script.source)  # a restarted or flushed server
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies[0], replies[1] if step.read else None
+        raise RuntimeError("the script could not be loaded")  # pragma: no cover
+
     def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
         try:
@@ -918,8 +963,10 @@ class RedisStore:
                 step = plan.send(answer)
                 if isinstance(step, _Read):
                     answer = self._connector.client().mget(step.keys)
-                elif isinstance(step, _Commit):
-                    answer = self._eval(_COMMIT, step.keys, step.args)
+                elif isinstance(step, _Eval):
+                    answer = self._eval(step.script, step.keys, step.args)
+                elif isinstance(step, _Beside):
+                    answer = self._beside(step)
                 else:
                     time.sleep(step.seconds)
                     answer = None
@@ -1000,24 +1047,10 @@ class AsyncRedisStore:
     async def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
-        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
-        if not self._cluster:  # one server: the script reads the keys itself, one command
-            keys = [call.key, *call.redis_read_keys()]
-            return call.answer_alone(await self._eval(_ADMIT, keys, call.args))
-        for _ in range(2):
-            pipe = self._client.pipeline(transaction=False)  # as in RedisStore.admit
-            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args)
-            if call.read:
-                pipe.execute_command("MGET", *call.redis_read_keys())
-            replies = await pipe.execute(raise_on_error=False)
-            if _is_no_script(replies[0]):
-                await self._client.script_load(_ADMIT.source)
-                continue
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise reply
-            return call.answer(replies[0], replies[1] if call.read else None)
-        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+        plan = _admit_plan(
+            self._layout, self._clock, key, limit, window_seconds, read, cluster=self._cluster
+        )
+        return await self._run(plan)
 
     async def _eval(
         self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]
@@ -1030,6 +1063,22 @@ class AsyncRedisStore:
         await self._client.script_load(script.source)
         return await self._client.evalsha(script.sha, len(keys), *keys, *args)
 
+    async def _beside(self, step: _Beside) -> tuple[Any, Any]:
+        for _ in range(2):
+            pipe = self._client.pipeline(transaction=False)  # as in RedisStore._beside
+            pipe.execute_command("EVALSHA", step.script.sha, 1, step.key, *step.args)
+            if step.read:
+                pipe.execute_command("MGET", *step.read)
+            replies = await pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                await self._client.script_load(step.script.source)
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies[0], replies[1] if step.read else None
+        raise RuntimeError("the script could not be loaded")  # pragma: no cover
+
     async def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
         try:
@@ -1037,8 +1086,10 @@ class AsyncRedisStore:
                 step = plan.send(answer)
                 if isinstance(step, _Read):
                     answer = await self._client.mget(step.keys)
-                elif isinstance(step, _Commit):
-                    answer = await self._eval(_COMMIT, step.keys, step.args)
+                elif isinstance(step, _Eval):
+                    answer = await self._eval(step.script, step.keys, step.args)
+                elif isinstance(step, _Beside):
+                    answer = await self._beside(step)
                 else:
                     await asyncio.sleep(step.seconds)
                     answer = None
