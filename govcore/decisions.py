@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+# The builder moved to the registry of every backend; importable here too, as it was.
+from govcore.backends import decision_log_from_settings  # noqa: F401
 from govcore.decision_log import (
     Decision,
     DecisionLog,

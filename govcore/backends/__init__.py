@@ -4,15 +4,13 @@ Four kinds of backend are looked up the same way, each in its own entry-point gr
 declares its built-ins and any installed distribution can declare more (name to
 ``"module:Class"``):
 
-=====================  ===========================  ==============================================
-group                  kind                         chosen by
-=====================  ===========================  ==============================================
-``govcore.stores``     :class:`~govcore.types.Store`       the scheme of ``settings.store``
-``govcore.async_stores``  :class:`~govcore.types.AsyncStore`  the scheme of ``settings.store``
-``govcore.retrievers``  :class:`~govcore.types.Retriever`  ``settings.retriever``
-``govcore.decision_logs``  :class:`~govcore.DecisionLog`   the setting ``decision_log_<name>`` that
-                                                    is set (``memory`` when none is)
-=====================  ===========================  ==============================================
+- ``govcore.stores``: a :class:`~govcore.types.Store`, chosen by the scheme of
+  ``settings.store``;
+- ``govcore.async_stores``: an :class:`~govcore.types.AsyncStore`, chosen the same way;
+- ``govcore.retrievers``: a :class:`~govcore.types.Retriever`, chosen by
+  ``settings.retriever``;
+- ``govcore.decision_logs``: a :class:`~govcore.DecisionLog`; the one named ``N`` is chosen by
+  the setting ``decision_log_N`` (``memory`` when none is set).
 
 :func:`register_store`, :func:`register_async_store`, :func:`register_retriever` and
 :func:`register_decision_log` add backends from code, and win over entry points.
@@ -24,7 +22,8 @@ nothing more for a decision log), and reads its own keys with
 owns as ``settings_model``, a :class:`~govcore.settings.SettingsSection`, and
 :func:`settings_models` finds them for the loader. A store class without ``from_settings`` is
 built from its URL alone (``from_url``, else ``Class(clock=..., **query)``), a retriever or
-decision log class without it with no arguments. Adding a backend: docs/architecture.md.
+decision log class without it with no arguments. Adding a backend: docs/architecture.md,
+"Adding a backend".
 
 Nothing is looked up or imported until a backend is asked for: ``import govcore`` reads no
 distribution metadata and imports no backend module.
