@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -461,6 +462,11 @@ def _new_token() -> bytes:
 # --- scripts --------------------------------------------------------------------------------
 
 
+def _script_source(name: str) -> str:
+    """The text of the Lua script ``name``, a resource of this package (``redis_scripts/``)."""
+    return (resources.files("govcore.backends.redis_scripts") / name).read_text("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class _Script:
     """A Lua script, sent by its SHA-1 (``EVALSHA``) and loaded when a server lacks it."""
@@ -472,79 +478,14 @@ class _Script:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())  # noqa: S324 - Redis names scripts by SHA-1
 
 
-COMMIT_SCRIPT = """
--- KEYS: every key the mutation read, then (when there is one) this commit's marker, a key in
--- the same slot. ARGV[1]: the marker's TTL in milliseconds; then three arguments per key: the
--- token it had when read ('' when absent), its new value ('' to leave it alone) and the new
--- value's TTL in milliseconds.
-local keys = #KEYS
-local marker = nil
-if #ARGV < 3 * keys + 1 then
-  marker = KEYS[keys]
-  keys = keys - 1
-  if redis.call('EXISTS', marker) == 1 then
-    return {1} -- this very commit was applied already: its reply was lost and it was resent
-  end
-end
-local current = {}
-local stale = false
-for i = 1, keys do
-  local raw = redis.call('GET', KEYS[i])
-  current[i] = raw
-  local seen = raw and string.sub(raw, 1, 8) or ''
-  if seen ~= ARGV[3 * i - 1] then stale = true end
-end
-if stale then
-  local answer = {0}
-  for i = 1, keys do answer[i + 1] = current[i] end
-  return answer
-end
-for i = 1, keys do
-  if ARGV[3 * i] ~= '' then
-    redis.call('SET', KEYS[i], ARGV[3 * i], 'PX', ARGV[3 * i + 1])
-  end
-end
-if marker then
-  redis.call('SET', marker, '1', 'PX', ARGV[1])
-end
-return {1}
-"""
+COMMIT_SCRIPT = _script_source("commit.lua")
 """Writes all of a commit's values if none of its keys changed since read, else answers
 ``{0, current values...}`` so that the next attempt needs no read of its own. A commit leaves a
 short-lived marker key behind it: resent after a lost reply (redis-py retries a command whose
 answer timed out), it finds the marker and reports success, even when another writer has
 changed the keys in between, instead of running the mutation a second time."""
 
-ADMIT_SCRIPT = """
--- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
--- this request's member, the key's TTL in milliseconds. Times travel as the exact decimal
--- strings govcore sent: a Lua number would be rounded to 14 digits on its way to a command.
--- KEYS[2...], on one server only: keys to read for an admitted request (their values follow).
-local key = KEYS[1]
-local function admitted()
-  if #KEYS > 1 then
-    return {1, redis.call('MGET', unpack(KEYS, 2))}
-  end
-  return {1}
-end
-if redis.call('ZSCORE', key, ARGV[4]) then
-  return admitted() -- this very request was admitted already: its reply was lost and it was resent
-end
-local future = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf')
-for _, member in ipairs(future) do
-  redis.call('ZADD', key, ARGV[1], member) -- a clock that stepped back: the future is now
-end
-redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[2])
-local count = redis.call('ZCARD', key)
-local limit = tonumber(ARGV[3])
-if count >= limit then
-  local oldest = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-  return {0, oldest[2]}
-end
-redis.call('ZADD', key, ARGV[1], ARGV[4])
-redis.call('PEXPIRE', key, ARGV[5])
-return admitted()
-"""
+ADMIT_SCRIPT = _script_source("admit.lua")
 """A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
 ``{1}`` when admitted (``{1, values}`` with the values of ``KEYS[2...]`` when there are any),
 else ``{0, score}`` where ``score`` is the time of the oldest of the last ``limit`` admitted
