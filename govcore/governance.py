@@ -18,6 +18,7 @@ from govcore.backends import (
     async_store_from_settings,
     decision_log_from_settings,
     retriever_from_settings,
+    shared_lookup,
     store_from_settings,
 )
 from govcore.client import AsyncGovernanceClient, GovernanceClient
@@ -128,15 +129,16 @@ class _Deployment(Generic[StoreT]):
         Raises:
             ConfigError: the configuration is invalid; the message lists every problem.
         """
-        return cls(
-            load_config(config),
-            clock=clock,
-            store=store,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
+        with shared_lookup():  # the loader's lookups and the build's share one read
+            return cls(
+                load_config(config),
+                clock=clock,
+                store=store,
+                retriever=retriever,
+                token_counter=token_counter,
+                trace_ids=trace_ids,
+                decision_log=decision_log,
+            )
 
     def policy_set(self, tenant: str) -> PolicySet:
         """The policy set of ``tenant``.

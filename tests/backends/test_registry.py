@@ -687,3 +687,25 @@ def test_an_awaited_store_is_pipelined_exactly_when_its_store_is() -> None:
     assert type(wrapped) is AwaitedPipelinedStore
     assert isinstance(wrapped, AsyncPipelinedStore)
     assert isinstance(AsyncMemoryStore(), AwaitedStore)
+
+
+def test_building_a_governance_reads_the_entry_points_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loader's owner lookup, the store, the retriever and the decision log of one
+    ``from_config`` share one read of the installed distributions' metadata (each read costs
+    milliseconds); the next ``from_config`` reads again, and so sees what was installed since."""
+    reads: list[object] = []
+    read = importlib.metadata.entry_points
+
+    def counted(**params: Any) -> Any:
+        group = params.get("group")
+        if group is None or group.startswith("govcore."):  # not another library's plugins
+            reads.append(group)
+        return read(**params)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    govcore.Governance.from_config(config(max_conversations=3, decision_log_size=5)).close()
+    assert reads == [None]
+    govcore.Governance.from_config(config()).close()
+    assert reads == [None, None]
