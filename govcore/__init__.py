@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
-from govcore.decisions import (
+from govcore.decision_log import (
     Decision,
     DecisionLog,
     DecisionQueue,

@@ -19,7 +19,6 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
@@ -28,13 +27,13 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from govcore._suggest import field_at, field_path, unknown_field, unknown_field_at
-from govcore.detection.normalize import normalize
-from govcore.detection.secrets import SecretOptions
+from govcore.backends import backend_settings_keys, settings_models
 from govcore.errors import ConfigError, ConfigProblem
-from govcore.models import MAX_ID_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_identifier
+from govcore.models import MAX_ID_LENGTH, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.retrieval.analysis import DEFAULT_LANGUAGE, languages, words_of
+from govcore.retrieval.analysis import languages
 from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
+from govcore.settings import GovernanceSettings, SettingsSection, TtlSeconds, _ConfigModel
 
 __all__ = [
     "DEFAULT_SCOPES",
@@ -45,6 +44,7 @@ __all__ = [
     "KeySettings",
     "LoadedConfig",
     "load_config",
+    "load_settings",
 ]
 
 Scope = Literal[
@@ -55,129 +55,6 @@ SCOPES: tuple[str, ...] = get_args(Scope)
 DEFAULT_SCOPES: frozenset[str] = frozenset({"governance:read", "governance:check"})
 
 FeatureSetting = Literal["disabled", "allowed"]
-TtlSeconds = Annotated[int, Field(ge=MIN_TTL_SECONDS, le=MAX_TTL_SECONDS)]
-KIB = 1024
-
-
-class _ConfigModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
-
-
-class GovernanceSettings(_ConfigModel):
-    """Service-wide settings; every field has a default."""
-
-    conversation_ttl_seconds: TtlSeconds = 4 * 3600
-    """Conversation TTL when neither the request nor the key sets one."""
-    release_after_unselected_turns: Annotated[int, Field(ge=1, le=1000)] = 3
-    """A policy not selected again for this many consecutive turns is released."""
-    retrieval_top_k: Annotated[int, Field(ge=1, le=100)] = 6
-    """At most this many policies are selected by retrieval per turn."""
-    min_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
-    """Minimum retrieval score; ``None`` keeps the retriever's own calibrated default."""
-    synonyms: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(default_factory=dict)
-    """Extra paraphrase concepts for retrieval: a one-word concept to phrases that mean it."""
-    retrieval_window_chars: Annotated[int, Field(ge=256, le=1_048_576)] = 2048
-    """Retrieval reads at most this many characters from each end of a long turn."""
-    recent_context_turns: Annotated[int, Field(ge=0, le=50)] = 3
-    """How many of the latest ``recentContext`` / ``priorHistory`` entries inform retrieval."""
-    default_rate_limit_per_minute: Annotated[int, Field(ge=1)] = 120
-    max_content_bytes: Annotated[int, Field(ge=KIB)] = 256 * KIB
-    """Limit of turn content, prompt and each context entry, in UTF-8 bytes."""
-    max_output_bytes: Annotated[int, Field(ge=KIB)] = 1024 * KIB
-    """Limit of ``output`` and ``fullText``, in UTF-8 bytes."""
-    max_body_bytes: Annotated[int, Field(ge=KIB)] = 8 * 1024 * KIB
-    """Limit of a whole request body, checked before it is parsed."""
-    max_tool_arguments_bytes: Annotated[int, Field(ge=KIB)] = 256 * KIB
-    """Limit of a tool call's ``arguments``, measured as compact JSON in UTF-8 bytes."""
-    binding_log_limit: Annotated[int, Field(ge=10)] = 500
-    """A conversation keeps this many of its latest binding events."""
-    decision_log_path: str | None = None
-    """Append decisions as JSON lines to this file instead of keeping them in memory."""
-    decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
-    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
-    ``rediss://`` URL with optional ``stream`` (the stream's key, default
-    ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
-    1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
-    Kept out of ``repr``: a URL may hold a password."""
-    decision_log_size: Annotated[int, Field(ge=1)] = 10_000
-    """How many decisions the in-memory decision log keeps."""
-    decision_log_include_text: bool = False
-    """Keep the checked text in decision records (off: the log never holds it)."""
-    max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
-    """Most conversations the default in-memory store keeps (it also keeps within a byte
-    budget); the least recently used go first."""
-    tool_call_check_keys: bool = True
-    """Also check the keys of the objects in a tool call's ``arguments`` with ``detect`` rules
-    (an email or a card number used as a dictionary key); on by default, as data in a key leaves
-    with the call like data in a value. Off: only string and number values are checked."""
-    max_violations_per_check: Annotated[int, Field(ge=1, le=10_000)] = 100
-    """Most violations one check's answer lists (the first in text order); the verdict, risk
-    score, citations and redaction still cover all of them."""
-    decision_log_queue_size: Annotated[int, Field(ge=1)] = 10_000
-    """How many decision records may wait for the sink before new ones are dropped."""
-    store: Annotated[str, Field(min_length=1, repr=False)] = "memory://"
-    """Where conversation state lives: a URL whose scheme names the store backend (entry-point
-    group ``govcore.stores``). Kept out of ``repr``: a URL may hold a password."""
-    retriever: Annotated[str, Field(min_length=1)] = "tfidf"
-    """The retriever that selects policies, by name (entry-point group ``govcore.retrievers``):
-    ``tfidf`` (the default) or ``hybrid`` (lexical and semantic, with ``govcore[semantic]``)."""
-    language: str = DEFAULT_LANGUAGE
-    """The language of text analysis for retrieval (stemmer, stop words, conversation words);
-    a tenant may set its own ``language``."""
-    lexicons: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
-    """Paraphrase lexicons for retrieval: a shipped lexicon's name (``retail``) or the path of a
-    YAML file (relative to the configuration file). None by default."""
-    semantic_model: Annotated[str, Field(min_length=1)] = "all-MiniLM-L6-v2"
-    """The sentence-embedding model of the ``hybrid`` retriever: a model a Python package ships
-    (``all-MiniLM-L6-v2``), or the folder of a sentence-transformers model. Never downloaded."""
-    embedding_cache_dir: str | None = None
-    """Where the ``hybrid`` retriever caches policy embeddings by content hash (default: the
-    user's cache folder, ``~/.cache/govcore/embeddings``); ``""`` turns the cache off."""
-
-    secret_known_examples: bool = True
-    """The ``secret`` detector leaves out published example values and placeholders
-    (``AKIAIOSFODNN7EXAMPLE``, ``ghp_xxxx...``; docs/detection.md, "Secret formats")."""
-    secret_allowlist: list[Annotated[str, Field(min_length=4, max_length=4096)]] = Field(
-        default_factory=list
-    )
-    """Values the ``secret`` detector never reports (test fixtures, documented sample keys)."""
-
-    @field_validator("secret_allowlist")
-    @classmethod
-    def _allowlist_values_are_values(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if value != value.strip() or any(c in value for c in "\r\n"):
-                raise ValueError(
-                    f"{value[:12]!r}...: an allow-listed value must not hold line breaks "
-                    "or start or end with whitespace"
-                )
-        return values
-
-    @property
-    def secret_options(self) -> SecretOptions:
-        """The ``secret`` detector's known values, as the scanner takes them."""
-        return SecretOptions(
-            known_examples=self.secret_known_examples,
-            allowlist=frozenset(normalize(value).text for value in self.secret_allowlist),
-        )
-
-    @field_validator("language")
-    @classmethod
-    def _language_is_known(cls, language: str) -> str:
-        if language not in languages():
-            raise ValueError(f"unknown language {language!r} (one of: {', '.join(languages())})")
-        return language
-
-    @field_validator("synonyms")
-    @classmethod
-    def _synonyms_are_words(cls, synonyms: dict[str, list[str]]) -> dict[str, list[str]]:
-        for concept, phrases in synonyms.items():
-            if len(words_of(concept)) != 1:
-                raise ValueError(f"synonym concept {concept!r} must be a single word")
-            for phrase in phrases:
-                if not words_of(phrase):
-                    raise ValueError(f"synonym phrase {phrase!r} of {concept!r} has no words")
-        return synonyms
 
 
 class KeySettings(_ConfigModel):
@@ -290,12 +167,7 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
 
     settings = GovernanceSettings()
     if raw.get("settings") is not None:
-        try:
-            settings = GovernanceSettings.model_validate(raw["settings"])
-        except ValidationError as exc:
-            problems.extend(_problems(exc, place("settings"), GovernanceSettings))
-        else:
-            settings = _resolve_lexicons(settings, base_dir, place, problems)
+        settings = _load_settings(raw["settings"], base_dir, place, problems)
 
     tenants: dict[str, PolicySet] = {}
     raw_tenants = raw.get("tenants")
@@ -324,14 +196,76 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
 
 
+def load_settings(
+    raw: Mapping[str, Any], *, configuration_folder: Path | None = None
+) -> GovernanceSettings:
+    """Validate a ``settings:`` mapping alone: the shared keys and the backends' own.
+
+    Args:
+        raw: the mapping, as in a configuration.
+        configuration_folder: what relative paths in it are relative to (lexicon files, the
+            ``hybrid`` retriever's model folder and cache); default the working directory.
+
+    Raises:
+        ConfigError: listing every problem found.
+    """
+    problems: list[ConfigProblem] = []
+    settings = _load_settings(raw, configuration_folder or Path.cwd(), str, problems)
+    if problems:
+        raise ConfigError(problems)
+    return settings
+
+
+def _load_settings(
+    raw: Any, base_dir: Path, place: Callable[[str], str], problems: list[ConfigProblem]
+) -> GovernanceSettings:
+    """The shared settings, validated, carrying the sections of the backends whose keys
+    ``raw`` holds (docs/decisions/backend-settings.md); the problems go to ``problems``."""
+    settings = GovernanceSettings()
+    shared = raw  # not a mapping: pydantic says what it must be
+    if isinstance(raw, Mapping):
+        shared = {k: v for k, v in raw.items() if k in GovernanceSettings.model_fields}
+    try:
+        settings = GovernanceSettings.model_validate(shared)
+    except ValidationError as exc:
+        problems.extend(_problems(exc, place("settings"), GovernanceSettings))
+        valid = False
+    else:
+        settings = _resolve_lexicons(settings, base_dir, place, problems)
+        valid = True
+    if not isinstance(raw, Mapping):
+        return settings
+    others = {k: v for k, v in raw.items() if k not in GovernanceSettings.model_fields}
+    named = [k for k in others if isinstance(k, str)]
+    owners = settings_models(named, settings if valid else None)
+    owned = {key for keys in owners.values() for key in keys}
+    unknown = [k for k in others if k not in owned]
+    if unknown:
+        known = [*GovernanceSettings.model_fields, *backend_settings_keys()]
+        for name in unknown:
+            where = place(f"settings: {name}")
+            problems.append(ConfigProblem(where, unknown_field(str(name), known)))
+    sections: list[SettingsSection] = []
+    for model, keys in owners.items():
+        try:
+            sections.append(
+                model.model_validate(
+                    {key: others[key] for key in keys},
+                    context={"configuration_folder": base_dir},
+                )
+            )
+        except ValidationError as exc:
+            problems.extend(_problems(exc, place("settings"), model))
+    return settings.with_sections(sections)
+
+
 def _resolve_lexicons(
     settings: GovernanceSettings,
     base_dir: Path,
     place: Callable[[str], str],
     problems: list[ConfigProblem],
 ) -> GovernanceSettings:
-    """Lexicon files, a model folder and the embedding cache resolved against the
-    configuration's folder; each lexicon readable."""
+    """Lexicon files resolved against the configuration's folder; each lexicon readable."""
     resolved: list[str] = []
     for i, name in enumerate(settings.lexicons):
         entry = name if name in shipped_lexicons() else str(base_dir / name)
@@ -344,16 +278,7 @@ def _resolve_lexicons(
                 ConfigProblem(place(f"settings.lexicons[{i}]"), f"unreadable lexicon: {exc}")
             )
         resolved.append(entry)
-    update: dict[str, Any] = {"lexicons": resolved}
-    # A model folder and the embedding cache, like policy and lexicon files, are relative to
-    # the configuration file (a model named by a package is not a path).
-    model = settings.semantic_model
-    if not Path(model).is_absolute() and (base_dir / model).is_dir():
-        update["semantic_model"] = str(base_dir / model)
-    cache = settings.embedding_cache_dir
-    if cache and not cache.startswith("~") and not Path(cache).is_absolute():
-        update["embedding_cache_dir"] = str(base_dir / cache)
-    return settings.model_copy(update=update)
+    return settings.model_copy(update={"lexicons": resolved})
 
 
 def _tenant_id_problem(tenant_id: object) -> str | None:

@@ -12,14 +12,19 @@ import os
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
-from urllib.parse import parse_qs, urlsplit
 
 from govcore._clock import system_clock
-from govcore.backends import async_store_from_url, retriever_from_settings, store_from_url
+from govcore.backends import (
+    async_store_from_settings,
+    decision_log_from_settings,
+    retriever_from_settings,
+    shared_lookup,
+    store_from_settings,
+)
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
-from govcore.decisions import DecisionLog, DecisionQueue, decision_log_from_settings
+from govcore.decision_log import DecisionLog, DecisionQueue
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
@@ -55,7 +60,7 @@ class _Deployment(Generic[StoreT]):
         clock = clock or system_clock
         self._owns_store = store is None
         self._store: StoreT = (
-            store if store is not None else self._store_from_url(_memory_url(settings), clock)
+            store if store is not None else self._store_from_settings(settings, clock)
         )
         if retriever is None:
             # Built here for the default language: a bad name or option fails at once.
@@ -87,7 +92,9 @@ class _Deployment(Generic[StoreT]):
         )
 
     @staticmethod
-    def _store_from_url(url: str, clock: Clock) -> StoreT:  # pragma: no cover - overridden
+    def _store_from_settings(  # pragma: no cover - overridden
+        settings: GovernanceSettings, clock: Clock
+    ) -> StoreT:
         raise NotImplementedError
 
     @classmethod
@@ -122,15 +129,16 @@ class _Deployment(Generic[StoreT]):
         Raises:
             ConfigError: the configuration is invalid; the message lists every problem.
         """
-        return cls(
-            load_config(config),
-            clock=clock,
-            store=store,
-            retriever=retriever,
-            token_counter=token_counter,
-            trace_ids=trace_ids,
-            decision_log=decision_log,
-        )
+        with shared_lookup():  # the loader's lookups and the build's share one read
+            return cls(
+                load_config(config),
+                clock=clock,
+                store=store,
+                retriever=retriever,
+                token_counter=token_counter,
+                trace_ids=trace_ids,
+                decision_log=decision_log,
+            )
 
     def policy_set(self, tenant: str) -> PolicySet:
         """The policy set of ``tenant``.
@@ -179,8 +187,8 @@ class Governance(_Deployment[Store]):
     """
 
     @staticmethod
-    def _store_from_url(url: str, clock: Clock) -> Store:
-        return store_from_url(url, clock=clock)
+    def _store_from_settings(settings: GovernanceSettings, clock: Clock) -> Store:
+        return store_from_settings(settings, clock=clock)
 
     # --- the two doors ---------------------------------------------------------------------
 
@@ -251,8 +259,8 @@ class AsyncGovernance(_Deployment[AsyncStore]):
     """
 
     @staticmethod
-    def _store_from_url(url: str, clock: Clock) -> AsyncStore:
-        return async_store_from_url(url, clock=clock)
+    def _store_from_settings(settings: GovernanceSettings, clock: Clock) -> AsyncStore:
+        return async_store_from_settings(settings, clock=clock)
 
     def client(self, api_key: str) -> AsyncGovernanceClient:
         """A typed client acting with ``api_key``: the methods of
@@ -304,17 +312,3 @@ _PROBE_KEY = "health:probe"
 def _probe() -> Steps[None]:
     """One read of the store: it answers, or its declared errors raise BackendError."""
     yield from perform(Get(_PROBE_KEY))
-
-
-def _memory_url(settings: GovernanceSettings) -> str:
-    """``settings.store``, with ``max_conversations`` as the conversation entry limit of a
-    ``memory://`` store whose URL does not set one."""
-    url = settings.store
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # not a URL: the registry says so, as a ConfigError
-        return url
-    if parts.scheme.lower() != "memory" or "conv_entries" in parse_qs(parts.query):
-        return url
-    separator = "&" if parts.query else ("" if url.endswith("?") else "?")
-    return f"{url}{separator}conv_entries={settings.max_conversations}"

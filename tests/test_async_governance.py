@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import pytest
 
 import govcore
+from govcore.backends.awaited import AwaitedStore
 from govcore.backends.memory import MemoryStore
 from govcore.testing import FakeClock
 from govcore.types import StoreCommit, StoreWrite
@@ -30,13 +31,12 @@ T = TypeVar("T")
 PREFIX = "/api/v1/agent/governance"
 
 
-class AwaitedMemoryStore:
-    """A MemoryStore behind the AsyncStore methods, each yielding to the loop once."""
-
-    backend_errors: tuple[type[BaseException], ...] = ()
+class AwaitedMemoryStore(AwaitedStore):
+    """A MemoryStore behind the AsyncStore methods, each yielding to the loop once, as a store
+    waiting for its server would."""
 
     def __init__(self, clock: FakeClock) -> None:
-        self.memory = MemoryStore(clock=clock)
+        super().__init__(MemoryStore(clock=clock))
         self.calls = 0
 
     async def _turn(self) -> None:
@@ -45,15 +45,15 @@ class AwaitedMemoryStore:
 
     async def get(self, key: str) -> bytes | None:
         await self._turn()
-        return self.memory.get(key)
+        return await super().get(key)
 
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         await self._turn()
-        self.memory.set(key, value, expires_at=expires_at)
+        await super().set(key, value, expires_at=expires_at)
 
     async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         await self._turn()
-        return self.memory.update(key, mutate)
+        return await super().update(key, mutate)
 
     async def update_many(
         self,
@@ -61,11 +61,11 @@ class AwaitedMemoryStore:
         mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
     ) -> T:
         await self._turn()
-        return self.memory.update_many(keys, mutate)
+        return await super().update_many(keys, mutate)
 
     async def delete(self, key: str) -> None:
         await self._turn()
-        self.memory.delete(key)
+        await super().delete(key)
 
 
 def _trace_ids() -> Callable[[], str]:
@@ -234,7 +234,9 @@ def test_a_request_waiting_for_the_store_does_not_block_the_loop() -> None:
 
 
 class UnavailableStore(AwaitedMemoryStore):
-    backend_errors = (ConnectionError,)
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self.backend_errors = (ConnectionError,)
 
     async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
         raise ConnectionError("refused")

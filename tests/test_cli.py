@@ -131,12 +131,22 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
         info = f"govcore-{govcore.__version__}.dist-info"
         entry_points = built.read(f"{info}/entry_points.txt").decode()
         metadata = built.read(f"{info}/METADATA").decode()
+        shipped = set(built.namelist())
     assert f"\nVersion: {govcore.__version__}\n" in metadata
     assert "[govcore.stores]\nmemory = govcore.backends.memory:MemoryStore" in entry_points
     retrievers = entry_points.split("[govcore.retrievers]\n", 1)[1].split("\n\n", 1)[0]
     assert set(retrievers.splitlines()) == {
         "tfidf = govcore.backends.tfidf:TfidfRetriever",
         "hybrid = govcore.backends.hybrid:HybridRetriever",
+    }
+    decision_logs = entry_points.split("[govcore.decision_logs]\n", 1)[1].split("\n\n", 1)[0]
+    assert set(decision_logs.splitlines()) == {
+        "memory = govcore.decision_log:MemoryDecisionLog",
+        "path = govcore.decision_log:JsonlDecisionLog",
+        "stream = govcore.backends.redis:RedisDecisionLog",
+    }
+    assert {"admit.lua", "commit.lua"} <= {
+        Path(name).name for name in shipped if name.startswith("govcore/backends/redis_scripts/")
     }
     python = _fresh_venv_with_dependencies(tmp_path / "venv")
     subprocess.run(  # noqa: S603 - pip of the venv just created

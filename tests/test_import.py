@@ -60,3 +60,27 @@ def test_tfidf_index_class_is_still_importable_from_the_backend() -> None:
     assert isinstance(index, TfidfIndex)
     with pytest.raises(AttributeError, match="NoSuchName"):
         _ = tfidf.NoSuchName
+
+
+def test_import_govcore_reads_no_backend_declaration_and_imports_no_backend() -> None:
+    """Backends are looked up when one is built, not when govcore is imported: no entry point
+    of govcore's groups is read (pydantic reads its own plugins' group) and no backend module
+    is imported."""
+    probe = (
+        "import importlib.metadata, json, sys\n"
+        "read = []\n"
+        "original = importlib.metadata.entry_points\n"
+        "def recording(**params):\n"
+        "    read.append(params.get('group'))\n"
+        "    return original(**params)\n"
+        "importlib.metadata.entry_points = recording\n"
+        "import govcore, govcore.cli, govcore.config\n"
+        "backends = [m for m in sys.modules if m.startswith('govcore.backends.')]\n"
+        "print(json.dumps([read, backends]))\n"
+    )
+    completed = subprocess.run(  # noqa: S603 - our own interpreter and code
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    read, backends = json.loads(completed.stdout.splitlines()[-1])
+    assert all(group is not None and not group.startswith("govcore.") for group in read), read
+    assert backends == ["govcore.backends.url_redaction"]

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "govcore"
 FORBIDDEN = {
     "core": (
         "govcore.service", "govcore.backends", "govcore.http", "govcore.governance",
-        "govcore.client", "govcore.decisions", "govcore.config", "govcore._clock",
+        "govcore.client", "govcore.decision_log", "govcore.config", "govcore._clock",
         "time", "os", "pathlib", "socket", "threading", "logging", "random", "secrets",
     ),
     "detection": (

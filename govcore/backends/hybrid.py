@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import Field, ValidationInfo, field_validator
 
 from govcore.backends.sentence_embedding import shared_embedder
 from govcore.backends.tfidf import TfidfRetriever
@@ -33,11 +34,43 @@ from govcore.retrieval.hybrid_index import (
     document_text,
     query_vector,
 )
+from govcore.settings import SettingsSection, configuration_folder
 
 if TYPE_CHECKING:
-    from govcore.config import GovernanceSettings
+    from govcore.settings import GovernanceSettings
 
-__all__ = ["HybridIndex", "HybridRetriever"]
+__all__ = ["HybridIndex", "HybridRetriever", "HybridSettings"]
+
+
+class HybridSettings(SettingsSection):
+    """The ``hybrid`` retriever's own keys of ``settings:``. A model folder and the cache,
+    like policy and lexicon files, are relative to the configuration file."""
+
+    semantic_model: Annotated[str, Field(min_length=1)] = "all-MiniLM-L6-v2"
+    """The sentence-embedding model: a model a Python package ships (``all-MiniLM-L6-v2``),
+    or the folder of a sentence-transformers model. Never downloaded."""
+    embedding_cache_dir: str | None = None
+    """Where policy embeddings are cached by content hash (default: the user's cache folder,
+    ``~/.cache/govcore/embeddings``); ``""`` turns the cache off."""
+
+    @field_validator("semantic_model")
+    @classmethod
+    def _model_folder_in_the_configuration_folder(cls, model: str, info: ValidationInfo) -> str:
+        # A model named by a package is not a path: only an existing folder is resolved.
+        folder = configuration_folder(info)
+        if folder is not None and not Path(model).is_absolute() and (folder / model).is_dir():
+            return str(folder / model)
+        return model
+
+    @field_validator("embedding_cache_dir")
+    @classmethod
+    def _cache_in_the_configuration_folder(
+        cls, cache: str | None, info: ValidationInfo
+    ) -> str | None:
+        folder = configuration_folder(info)
+        if folder is None or not cache or cache.startswith("~") or Path(cache).is_absolute():
+            return cache
+        return str(folder / cache)
 
 
 class HybridRetriever:
@@ -88,6 +121,7 @@ class HybridRetriever:
     DEFAULT_TEXT_CHARS = 300
     DEFAULT_QUERY_CACHE_SIZE = 1024
     DEFAULT_CENTERING = 0.5
+    settings_model: ClassVar[type[SettingsSection]] = HybridSettings
 
     def __init__(
         self,
@@ -131,19 +165,21 @@ class HybridRetriever:
         cls, settings: GovernanceSettings, *, language: str | None = None
     ) -> HybridRetriever:
         """The retriever a configuration asks for: the lexical half as ``tfidf`` would be built
-        (lexicons, synonyms, language), the model ``settings.semantic_model``, the cache in
-        ``settings.embedding_cache_dir``, and ``settings.min_relevance`` when set.
+        (lexicons, synonyms, language), the model ``semantic_model``, the cache in
+        ``embedding_cache_dir`` (:class:`HybridSettings`), and ``settings.min_relevance`` when
+        set.
 
         Raises:
             ConfigError: the extra is not installed, or the model cannot be found or loaded.
         """
+        own = settings.section(HybridSettings)
         options: dict[str, Any] = {}
         if settings.min_relevance is not None:
             options["min_relevance"] = settings.min_relevance
         return cls(
-            shared_embedder(settings.semantic_model),
+            shared_embedder(own.semantic_model),
             lexical=TfidfRetriever.from_settings(settings, language=language),
-            cache_dir=resolve_cache_dir(settings.embedding_cache_dir),
+            cache_dir=resolve_cache_dir(own.embedding_cache_dir),
             **options,
         )
 

@@ -8,10 +8,14 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Annotated, ClassVar, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
+from pydantic import Field
+
 from govcore._clock import system_clock
+from govcore.backends.awaited import AwaitedStore
+from govcore.settings import GovernanceSettings, SettingsSection
 from govcore.types import Clock, StoreCommit, StoreWrite
 
 __all__ = [
@@ -19,6 +23,7 @@ __all__ = [
     "ENTRY_OVERHEAD_BYTES",
     "AsyncMemoryStore",
     "MemoryStore",
+    "MemoryStoreSettings",
     "NamespaceCapacity",
 ]
 
@@ -60,6 +65,49 @@ DEFAULT_CAPACITIES: Mapping[str, NamespaceCapacity] = {
 """Budgets of govcore's namespaces; any other namespace gets :data:`OTHER_CAPACITY`."""
 
 OTHER_CAPACITY = NamespaceCapacity(64 * _MIB)
+
+
+class MemoryStoreSettings(SettingsSection):
+    """The memory store's own keys of ``settings:``."""
+
+    max_conversations: Annotated[int, Field(ge=1)] = 1_000_000
+    """Most conversations the store keeps when ``settings.store`` sets no ``conv_entries``
+    (it also keeps within a byte budget); the least recently used go first."""
+
+
+def _budgets(url: str) -> dict[str, dict[str, int]]:
+    """What a ``memory://`` URL's parameters set: namespace -> ``{"mb": ..., "entries": ...}``.
+
+    Raises:
+        ValueError: an unknown or malformed parameter, or one given twice.
+    """
+    parts = urlsplit(url)
+    if parts.netloc or parts.path not in ("", "/") or parts.fragment:
+        raise ValueError("memory:// takes only query parameters, not a user, host or path")
+    budgets: dict[str, dict[str, int]] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        namespace, _, unit = name.rpartition("_")
+        if not namespace or unit not in {"mb", "entries"} or not value.isdigit():
+            raise ValueError(
+                f"memory store parameter {name!r}: expected <namespace>_mb or "
+                "<namespace>_entries with a whole number"
+            )
+        if unit in budgets.get(namespace, {}):
+            raise ValueError(f"memory store parameter {name!r} is given twice")
+        budgets.setdefault(namespace, {})[unit] = int(value)
+    return budgets
+
+
+def _capacities(budgets: Mapping[str, Mapping[str, int]]) -> dict[str, NamespaceCapacity]:
+    """The capacities ``budgets`` set, each over its namespace's default."""
+    capacities = {}
+    for namespace, given in budgets.items():
+        base = DEFAULT_CAPACITIES.get(namespace, OTHER_CAPACITY)
+        capacities[namespace] = NamespaceCapacity(
+            max_bytes=given["mb"] * _MIB if "mb" in given else base.max_bytes,
+            max_entries=given.get("entries", base.max_entries),
+        )
+    return capacities
 
 
 class _Namespace:
@@ -123,6 +171,8 @@ class MemoryStore:
         self.evictions: Counter[str] = Counter()
         """Entries evicted for capacity (not expiry), by namespace."""
 
+    settings_model: ClassVar[type[SettingsSection]] = MemoryStoreSettings
+
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> MemoryStore:
         """A store from ``memory://`` with optional budgets in the query string.
@@ -133,28 +183,21 @@ class MemoryStore:
         Raises:
             ValueError: an unknown or malformed parameter.
         """
-        parts = urlsplit(url)
-        if parts.netloc or parts.path not in ("", "/") or parts.fragment:
-            raise ValueError("memory:// takes only query parameters, not a user, host or path")
-        budgets: dict[str, dict[str, int]] = {}
-        for name, value in parse_qsl(parts.query, keep_blank_values=True):
-            namespace, _, unit = name.rpartition("_")
-            if not namespace or unit not in {"mb", "entries"} or not value.isdigit():
-                raise ValueError(
-                    f"memory store parameter {name!r}: expected <namespace>_mb or "
-                    "<namespace>_entries with a whole number"
-                )
-            if unit in budgets.get(namespace, {}):
-                raise ValueError(f"memory store parameter {name!r} is given twice")
-            budgets.setdefault(namespace, {})[unit] = int(value)
-        capacities = {}
-        for namespace, given in budgets.items():
-            base = DEFAULT_CAPACITIES.get(namespace, OTHER_CAPACITY)
-            capacities[namespace] = NamespaceCapacity(
-                max_bytes=given["mb"] * _MIB if "mb" in given else base.max_bytes,
-                max_entries=given.get("entries", base.max_entries),
-            )
-        return cls(clock=clock, capacities=capacities)
+        return cls(clock=clock, capacities=_capacities(_budgets(url)))
+
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings, *, clock: Clock) -> MemoryStore:
+        """The store of ``settings.store`` (a ``memory://`` URL, see :meth:`from_url`) whose
+        conversations are limited to ``max_conversations`` unless the URL sets
+        ``conv_entries``.
+
+        Raises:
+            ValueError: an unknown or malformed parameter in the URL.
+        """
+        budgets = _budgets(settings.store)
+        own = settings.section(MemoryStoreSettings)
+        budgets.setdefault("conv", {}).setdefault("entries", own.max_conversations)
+        return cls(clock=clock, capacities=_capacities(budgets))
 
     # --- the Store protocol ----------------------------------------------------------------
 
@@ -289,7 +332,7 @@ class MemoryStore:
                 self._remove(key)
 
 
-class AsyncMemoryStore:
+class AsyncMemoryStore(AwaitedStore):
     """:class:`MemoryStore` for ``asyncio`` (an :class:`~govcore.types.AsyncStore`).
 
     Its methods call the wrapped store's directly: the lock is only held for dictionary work,
@@ -300,7 +343,7 @@ class AsyncMemoryStore:
         store: the store to share (default a new one with ``clock`` and ``capacities``).
     """
 
-    backend_errors: tuple[type[BaseException], ...] = ()
+    settings_model: ClassVar[type[SettingsSection]] = MemoryStoreSettings
 
     def __init__(
         self,
@@ -309,28 +352,17 @@ class AsyncMemoryStore:
         clock: Clock = system_clock,
         capacities: Mapping[str, NamespaceCapacity] | None = None,
     ) -> None:
-        self.store = store if store is not None else MemoryStore(clock=clock, capacities=capacities)
+        super().__init__(
+            store if store is not None else MemoryStore(clock=clock, capacities=capacities)
+        )
+        self.store: MemoryStore
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncMemoryStore:
         """As :meth:`MemoryStore.from_url`."""
         return cls(MemoryStore.from_url(url, clock=clock))
 
-    async def get(self, key: str) -> bytes | None:
-        return self.store.get(key)
-
-    async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
-        self.store.set(key, value, expires_at=expires_at)
-
-    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
-        return self.store.update(key, mutate)
-
-    async def update_many(
-        self,
-        keys: Sequence[str],
-        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
-    ) -> T:
-        return self.store.update_many(keys, mutate)
-
-    async def delete(self, key: str) -> None:
-        self.store.delete(key)
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings, *, clock: Clock) -> AsyncMemoryStore:
+        """As :meth:`MemoryStore.from_settings`."""
+        return cls(MemoryStore.from_settings(settings, clock=clock))

@@ -2,10 +2,11 @@
 ``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream.
 
 Everything that decides (the URL's options, the value layout, the key mapping, the Lua scripts,
-the reading of their answers and the retry loop) is written once in this module as plain
-functions and *plans*: generators that yield the round trips they need (:class:`_Read`,
-:class:`_Commit`, :class:`_Pause`) and receive the answers. The two store classes only carry
-those round trips out, one with ``redis``, the other with ``redis.asyncio``. The ``redis``
+the reading of their answers, the retry loop and the shape of an admission on one server or a
+cluster) is written once in this module as plain functions and *plans* (:func:`_update_plan`,
+:func:`_admit_plan`): generators that yield the round trips they need (:class:`_Read`,
+:class:`_Eval`, :class:`_Beside`, :class:`_Pause`) and receive the answers. The two store
+classes only carry those round trips out, one with ``redis``, the other with ``redis.asyncio``. The ``redis``
 package (the ``govcore[redis]`` extra) is imported when a store is built, never before.
 
 The design and its reasons: docs/decisions/redis-store.md.
@@ -24,10 +25,14 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from importlib import resources
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from pydantic import Field
+
 from govcore._clock import system_clock
+from govcore.settings import SettingsSection
 from govcore.types import Admission, Clock, StoreCommit, StoreReads, StoreWrite
 
 if TYPE_CHECKING:
@@ -36,11 +41,13 @@ if TYPE_CHECKING:
     import redis.asyncio.cluster
     import redis.cluster
 
-    from govcore.decisions import Decision
+    from govcore.decision_log import Decision
+    from govcore.settings import GovernanceSettings
 
 __all__ = [
     "AsyncRedisStore",
     "RedisDecisionLog",
+    "RedisDecisionLogSettings",
     "RedisOptions",
     "RedisStore",
     "RedisUnavailableError",
@@ -455,6 +462,11 @@ def _new_token() -> bytes:
 # --- scripts --------------------------------------------------------------------------------
 
 
+def _script_source(name: str) -> str:
+    """The text of the Lua script ``name``, a resource of this package (``redis_scripts/``)."""
+    return (resources.files("govcore.backends.redis_scripts") / name).read_text("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class _Script:
     """A Lua script, sent by its SHA-1 (``EVALSHA``) and loaded when a server lacks it."""
@@ -466,114 +478,14 @@ class _Script:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())  # noqa: S324 - Redis names scripts by SHA-1
 
 
-COMMIT_SCRIPT = """
--- KEYS: every key the mutation read, then (when there is one) this commit's marker, a key in
--- the same slot. ARGV[1]: the marker's TTL in milliseconds; then three arguments per key: the
--- token it had when read ('' when absent), its new value ('' to leave it alone) and the new
--- value's TTL in milliseconds.
-local keys = #KEYS
-local marker = nil
-if #ARGV < 3 * keys + 1 then
-  marker = KEYS[keys]
-  keys = keys - 1
-  if redis.call('EXISTS', marker) == 1 then
-    return {1} -- this very commit was applied already: its reply was lost and it was resent
-  end
-end
-local current = {}
-local stale = false
-for i = 1, keys do
-  local raw = redis.call('GET', KEYS[i])
-  current[i] = raw
-  local seen = raw and string.sub(raw, 1, 8) or ''
-  if seen ~= ARGV[3 * i - 1] then stale = true end
-end
-if stale then
-  local answer = {0}
-  for i = 1, keys do answer[i + 1] = current[i] end
-  return answer
-end
-for i = 1, keys do
-  if ARGV[3 * i] ~= '' then
-    redis.call('SET', KEYS[i], ARGV[3 * i], 'PX', ARGV[3 * i + 1])
-  end
-end
-if marker then
-  redis.call('SET', marker, '1', 'PX', ARGV[1])
-end
-return {1}
-"""
+COMMIT_SCRIPT = _script_source("commit.lua")
 """Writes all of a commit's values if none of its keys changed since read, else answers
 ``{0, current values...}`` so that the next attempt needs no read of its own. A commit leaves a
 short-lived marker key behind it: resent after a lost reply (redis-py retries a command whose
 answer timed out), it finds the marker and reports success, even when another writer has
 changed the keys in between, instead of running the mutation a second time."""
 
-ADMIT_SCRIPT = """
--- KEYS[1]: a sorted set of admitted requests (score: time). ARGV: now, now - window, limit,
--- this request's member, the TTL in milliseconds of a log whose newest time is now, window,
--- now - 2 * window. Times travel as the exact decimal strings govcore sent: a Lua number would
--- be rounded to 14 digits on its way to a command, so a time computed here goes back with 17.
--- KEYS[2...], on one server only: keys to read for an admitted request (their values follow).
-local key = KEYS[1]
-local function admitted()
-  if #KEYS > 1 then
-    return {1, redis.call('MGET', unpack(KEYS, 2))}
-  end
-  return {1}
-end
-if redis.call('ZSCORE', key, ARGV[4]) then
-  return admitted() -- this very request was admitted already: its reply was lost and it was resent
-end
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[6])
-local limit = tonumber(ARGV[3])
-local newest = now
-local reset = false
-local future = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[1], '+inf', 'WITHSCORES')
-if #future > 0 then
-  local last = tonumber(future[#future])
-  if now <= last - window then
-    reset = true -- a step back of a window or more resets the clock: the future counts as now
-    for i = 1, #future, 2 do
-      redis.call('ZADD', key, ARGV[1], future[i])
-    end
-  else
-    newest = last -- a step back of less than a window: logged times keep their own
-  end
-end
--- Times two windows before the newest can no longer share a window with a new request.
-local horizon = ARGV[7]
-local ttl = ARGV[5]
-if newest > now then
-  horizon = string.format('%.17g', newest - 2 * window)
-  ttl = tonumber(ttl) + math.ceil((newest - now) * 1000)
-end
-local count = redis.call('ZCOUNT', key, '(' .. ARGV[2], '+inf')
-if count >= limit then
-  local first
-  if newest == now then
-    first = redis.call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]
-  else
-    -- the newest group of `limit` recent times spanning less than a window fills one with now
-    local recent = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[2], '+inf', 'WITHSCORES')
-    for i = count - limit + 1, 1, -1 do
-      if tonumber(recent[2 * (i + limit - 1)]) - tonumber(recent[2 * i]) < window then
-        first = recent[2 * i]
-        break
-      end
-    end
-  end
-  if first then
-    if reset then redis.call('ZREMRANGEBYSCORE', key, '-inf', horizon) end
-    return {0, first}
-  end
-end
-redis.call('ZADD', key, ARGV[1], ARGV[4])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', horizon)
-redis.call('PEXPIRE', key, ttl)
-return admitted()
-"""
+ADMIT_SCRIPT = _script_source("admit.lua")
 """A sliding-window log with the rules of :func:`govcore.core.ratelimit.admit`: answers
 ``{1}`` when admitted (``{1, values}`` with the values of ``KEYS[2...]`` when there are any),
 else ``{0, score}`` where ``score`` is the time of the first of the newest ``limit`` logged
@@ -595,11 +507,25 @@ class _Read:
 
 
 @dataclass(frozen=True, slots=True)
-class _Commit:
-    """Round trip: run :data:`COMMIT_SCRIPT`; the answer is the script's reply."""
+class _Eval:
+    """Round trip: run ``script`` (``EVALSHA``, loading it into a server that lacks it); the
+    answer is the script's reply."""
 
+    script: _Script
     keys: tuple[str, ...]
-    args: tuple[bytes | int, ...]
+    args: tuple[bytes | str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Beside:
+    """Round trip on a cluster: run ``script`` on ``key``, and ``MGET`` the ``read`` keys
+    beside it on their own nodes (not a transaction: they are in other slots). The answer is
+    ``(the script's reply, the values read or None when there are no read keys)``."""
+
+    script: _Script
+    key: str
+    args: tuple[bytes | str | int, ...]
+    read: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,7 +535,7 @@ class _Pause:
     seconds: float
 
 
-_Step = _Read | _Commit | _Pause
+_Step = _Read | _Eval | _Beside | _Pause
 _Plan = Generator[_Step, Any, T]
 
 
@@ -656,7 +582,7 @@ def _update_plan(
                 args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
         marker = layout.commit_marker(redis_keys[0], token)
         script_keys = redis_keys if marker is None else (*redis_keys, marker)
-        answer = yield _Commit(script_keys, tuple(args))
+        answer = yield _Eval(_COMMIT, script_keys, tuple(args))
         if int(answer[0]) == 1:
             return commit.result
         raws = list(answer[1:])
@@ -734,6 +660,27 @@ class _AdmitCall:
         return Admission(max(oldest + self.window_seconds - self.now, 0.0))
 
 
+def _admit_plan(
+    layout: _Layout,
+    clock: Clock,
+    key: str,
+    limit: int,
+    window: float,
+    read: Sequence[str],
+    *,
+    cluster: bool,
+) -> _Plan[Admission]:
+    """Count one request in ``key``'s window and read ``read`` if it is admitted: on one server
+    one script that reads the keys itself; on a cluster, where the read keys live in other
+    slots than the window, the script and an ``MGET`` beside it, in one round trip."""
+    call = _AdmitCall.build(layout, clock, key, limit, window, read)
+    if not cluster:
+        reply = yield _Eval(_ADMIT, (call.key, *call.redis_read_keys()), call.args)
+        return call.answer_alone(reply)
+    reply, raws = yield _Beside(_ADMIT, call.key, call.args, tuple(call.redis_read_keys()))
+    return call.answer(reply, raws)
+
+
 def _is_no_script(error: BaseException) -> bool:
     from redis.exceptions import NoScriptError
 
@@ -763,6 +710,12 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
 
     seeds = [ClusterNode(host, port) for host, port in options.seed_nodes()]
     return RedisCluster(startup_nodes=seeds, **options.cluster_arguments(asyncio=True))
+
+
+def _is_cluster(client: _SyncClient) -> bool:
+    from redis.cluster import RedisCluster
+
+    return isinstance(client, RedisCluster)
 
 
 def _route(client: _SyncClient, key: str) -> dict[str, Any]:
@@ -907,31 +860,11 @@ class RedisStore:
     def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
-        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
-        client = self._connector.client()
-        route = _route(client, call.key)
-        if not route:  # one server: the script reads the keys itself, one command
-            keys = [call.key, *call.redis_read_keys()]
-            return call.answer_alone(self._eval(_ADMIT, keys, call.args))
-        for _ in range(2):
-            # Not a transaction: on a cluster the script and the MGET go to the nodes of their
-            # own slots, written to every node before any answer is read (one round trip).
-            # redis-py's cluster pipeline blocks its evalsha() and mget() methods, as they may
-            # span slots; these commands do not (each one's keys share a slot, which redis-py
-            # checks as it routes them), so they go through execute_command.
-            pipe = client.pipeline(transaction=False)
-            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args, **route)
-            if call.read:
-                pipe.execute_command("MGET", *call.redis_read_keys())
-            replies = pipe.execute(raise_on_error=False)
-            if _is_no_script(replies[0]):
-                client.script_load(_ADMIT.source)  # a restarted or flushed server
-                continue
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise reply
-            return call.answer(replies[0], replies[1] if call.read else None)
-        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+        cluster = _is_cluster(self._connector.client())
+        plan = _admit_plan(
+            self._layout, self._clock, key, limit, window_seconds, read, cluster=cluster
+        )
+        return self._run(plan)
 
     def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]) -> Any:
         client = self._connector.client()
@@ -944,6 +877,29 @@ class RedisStore:
         client.script_load(script.source)
         return client.evalsha(script.sha, len(keys), *keys, *args)
 
+    def _beside(self, step: _Beside) -> tuple[Any, Any]:
+        client = self._connector.client()
+        route = _route(client, step.key)
+        for _ in range(2):
+            # Not a transaction: the script and the MGET go to the nodes of their own slots,
+            # written to every node before any answer is read (one round trip). redis-py's
+            # cluster pipeline blocks its evalsha() and mget() methods, as they may span
+            # slots; these commands do not (each one's keys share a slot, which redis-py
+            # checks as it routes them), so they go through execute_command.
+            pipe = client.pipeline(transaction=False)
+            pipe.execute_command("EVALSHA", step.script.sha, 1, step.key, *step.args, **route)
+            if step.read:
+                pipe.execute_command("MGET", *step.read)
+            replies = pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                client.script_load(step.script.source)  # a restarted or flushed server
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies[0], replies[1] if step.read else None
+        raise RuntimeError("the script could not be loaded")  # pragma: no cover
+
     def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
         try:
@@ -951,8 +907,10 @@ class RedisStore:
                 step = plan.send(answer)
                 if isinstance(step, _Read):
                     answer = self._connector.client().mget(step.keys)
-                elif isinstance(step, _Commit):
-                    answer = self._eval(_COMMIT, step.keys, step.args)
+                elif isinstance(step, _Eval):
+                    answer = self._eval(step.script, step.keys, step.args)
+                elif isinstance(step, _Beside):
+                    answer = self._beside(step)
                 else:
                     time.sleep(step.seconds)
                     answer = None
@@ -1033,24 +991,10 @@ class AsyncRedisStore:
     async def admit(
         self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
     ) -> Admission:
-        call = _AdmitCall.build(self._layout, self._clock, key, limit, window_seconds, read)
-        if not self._cluster:  # one server: the script reads the keys itself, one command
-            keys = [call.key, *call.redis_read_keys()]
-            return call.answer_alone(await self._eval(_ADMIT, keys, call.args))
-        for _ in range(2):
-            pipe = self._client.pipeline(transaction=False)  # as in RedisStore.admit
-            pipe.execute_command("EVALSHA", _ADMIT.sha, 1, call.key, *call.args)
-            if call.read:
-                pipe.execute_command("MGET", *call.redis_read_keys())
-            replies = await pipe.execute(raise_on_error=False)
-            if _is_no_script(replies[0]):
-                await self._client.script_load(_ADMIT.source)
-                continue
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise reply
-            return call.answer(replies[0], replies[1] if call.read else None)
-        raise RuntimeError("the admission script could not be loaded")  # pragma: no cover
+        plan = _admit_plan(
+            self._layout, self._clock, key, limit, window_seconds, read, cluster=self._cluster
+        )
+        return await self._run(plan)
 
     async def _eval(
         self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]
@@ -1063,6 +1007,22 @@ class AsyncRedisStore:
         await self._client.script_load(script.source)
         return await self._client.evalsha(script.sha, len(keys), *keys, *args)
 
+    async def _beside(self, step: _Beside) -> tuple[Any, Any]:
+        for _ in range(2):
+            pipe = self._client.pipeline(transaction=False)  # as in RedisStore._beside
+            pipe.execute_command("EVALSHA", step.script.sha, 1, step.key, *step.args)
+            if step.read:
+                pipe.execute_command("MGET", *step.read)
+            replies = await pipe.execute(raise_on_error=False)
+            if _is_no_script(replies[0]):
+                await self._client.script_load(step.script.source)
+                continue
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies[0], replies[1] if step.read else None
+        raise RuntimeError("the script could not be loaded")  # pragma: no cover
+
     async def _run(self, plan: _Plan[T]) -> T:
         answer: Any = None
         try:
@@ -1070,8 +1030,10 @@ class AsyncRedisStore:
                 step = plan.send(answer)
                 if isinstance(step, _Read):
                     answer = await self._client.mget(step.keys)
-                elif isinstance(step, _Commit):
-                    answer = await self._eval(_COMMIT, step.keys, step.args)
+                elif isinstance(step, _Eval):
+                    answer = await self._eval(step.script, step.keys, step.args)
+                elif isinstance(step, _Beside):
+                    answer = await self._beside(step)
                 else:
                     await asyncio.sleep(step.seconds)
                     answer = None
@@ -1087,8 +1049,20 @@ DEFAULT_STREAM_MAXLEN = 1_000_000
 _MOST_STREAM_MAXLEN = 1_000_000_000
 
 
+class RedisDecisionLogSettings(SettingsSection):
+    """The Redis decision log's own key of ``settings:``; setting it chooses the log."""
+
+    decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
+    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
+    ``rediss://`` URL with optional ``stream`` (the stream's key, default
+    ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
+    1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
+    Kept out of ``repr``: a URL may hold a password."""
+
+
 class RedisDecisionLog:
-    """Appends each decision (its JSON line, field ``decision``) to a Redis stream.
+    """Appends each decision (its JSON line, field ``decision``) to a Redis stream (decision
+    log ``stream``).
 
     The stream is trimmed to about ``maxlen`` entries (``XADD ... MAXLEN ~``), so it never
     grows without bound. Recording is a network call, so the sink is ``blocking``: the
@@ -1105,6 +1079,7 @@ class RedisDecisionLog:
     """
 
     blocking = True
+    settings_model: ClassVar[type[SettingsSection]] = RedisDecisionLogSettings
 
     def __init__(
         self,
@@ -1132,6 +1107,19 @@ class RedisDecisionLog:
             raise ValueError("parameter 'stream' must not be empty")
         maxlen = _whole(options.extra, "maxlen", DEFAULT_STREAM_MAXLEN, 1, _MOST_STREAM_MAXLEN)
         return cls(stream=stream, maxlen=maxlen, connect=lambda: _sync_client(options))
+
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings) -> RedisDecisionLog:
+        """A sink on the stream ``settings.decision_log_stream`` names (see :meth:`from_url`).
+
+        Raises:
+            ValueError: the setting is not set, or its URL is refused (never quoting a
+                credential).
+        """
+        url = settings.section(RedisDecisionLogSettings).decision_log_stream
+        if url is None:
+            raise ValueError("decision_log_stream is not set")
+        return cls.from_url(url)
 
     def __repr__(self) -> str:
         return f"RedisDecisionLog(stream={self.stream!r}, maxlen={self.maxlen})"

@@ -16,8 +16,8 @@ from govcore.retrieval.analysis import DEFAULT_LANGUAGE, Analyzer
 from govcore.retrieval.lexicon import load_lexicon, merge_lexicons
 
 if TYPE_CHECKING:
-    from govcore.config import GovernanceSettings
     from govcore.retrieval.tfidf_index import TfidfIndex
+    from govcore.settings import GovernanceSettings
 
 __all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
 

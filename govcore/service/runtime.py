@@ -17,7 +17,7 @@ from govcore.core.ratelimit import (
     admit,
     retry_after_seconds,
 )
-from govcore.decisions import Decision, DecisionQueue
+from govcore.decision_log import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
 from govcore.service.access import KeyRing, Principal
 from govcore.service.effects import Admit, Steps, perform

@@ -1,8 +1,9 @@
 """The behaviour of the optional :class:`~govcore.types.PipelinedStore` methods.
 
 Written once, as coroutines: :class:`PipelinedStoreConformance` runs them on a synchronous store
-(through a wrapper whose methods call it directly), :class:`AsyncPipelinedStoreConformance` on
-an :class:`~govcore.types.AsyncPipelinedStore`. A store without ``admit`` skips them.
+(through :class:`~govcore.backends.awaited.AwaitedPipelinedStore`, whose methods call it
+directly), :class:`AsyncPipelinedStoreConformance` on an
+:class:`~govcore.types.AsyncPipelinedStore`. A store without ``admit`` skips them.
 The keys one call reads or updates together share a hash tag, as in the other suites.
 """
 
@@ -12,16 +13,15 @@ import asyncio
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TypeVar
 
+from govcore.backends.awaited import AwaitedPipelinedStore
 from govcore.testing.clock import FakeClock
 from govcore.types import (
-    Admission,
     AsyncPipelinedStore,
     AsyncStore,
     PipelinedStore,
     Store,
     StoreCommit,
     StoreReads,
-    StoreWrite,
 )
 
 __all__ = ["AsyncPipelinedStoreConformance", "PipelinedStoreConformance"]
@@ -29,40 +29,6 @@ __all__ = ["AsyncPipelinedStoreConformance", "PipelinedStoreConformance"]
 T = TypeVar("T")
 _Body = Callable[[AsyncPipelinedStore, FakeClock], Coroutine[object, object, None]]
 WINDOW = 60.0
-
-
-class _Awaiting:
-    """A synchronous :class:`PipelinedStore` seen through awaitable methods."""
-
-    def __init__(self, store: PipelinedStore) -> None:
-        self.store = store
-        self.backend_errors = store.backend_errors
-
-    async def get(self, key: str) -> bytes | None:
-        return self.store.get(key)
-
-    async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
-        self.store.set(key, value, expires_at=expires_at)
-
-    async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
-        return self.store.update(key, mutate)
-
-    async def update_many(
-        self,
-        keys: Sequence[str],
-        mutate: Callable[[Sequence[bytes | None], float], StoreCommit[T]],
-        *,
-        reads: StoreReads | None = None,
-    ) -> T:
-        return self.store.update_many(keys, mutate, reads=reads)
-
-    async def delete(self, key: str) -> None:
-        self.store.delete(key)
-
-    async def admit(
-        self, key: str, *, limit: int, window_seconds: float, read: Sequence[str] = ()
-    ) -> Admission:
-        return self.store.admit(key, limit=limit, window_seconds=window_seconds, read=read)
 
 
 class _PipelinedBehaviour:
@@ -252,7 +218,7 @@ class PipelinedStoreConformance(_PipelinedBehaviour):
         try:
             _skip_unless_pipelined(store)
             assert isinstance(store, PipelinedStore)
-            asyncio.run(body(_Awaiting(store), clock))
+            asyncio.run(body(AwaitedPipelinedStore(store), clock))
         finally:
             close = getattr(store, "close", None)
             if close is not None:

@@ -36,7 +36,7 @@ from govcore.backends.sentence_embedding import (  # noqa: E402
     shared_embedder,
 )
 from govcore.backends.tfidf import TfidfRetriever  # noqa: E402
-from govcore.config import GovernanceSettings  # noqa: E402
+from govcore.config import load_settings  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
 from govcore.retrieval.tfidf_index import policy_terms  # noqa: E402
 from govcore.testing import FakeClock  # noqa: E402
@@ -152,13 +152,13 @@ def test_an_empty_cache_setting_writes_nothing(
     """``embedding_cache_dir: ""`` turns the cache off: nothing is written, not even to the
     default folder, and every index computes its embeddings."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    settings = GovernanceSettings(retriever="hybrid", embedding_cache_dir="")
+    settings = load_settings({"retriever": "hybrid", "embedding_cache_dir": ""})
     built = retriever_from_settings(settings)
     assert isinstance(built, HybridRetriever)
     assert built.cache.directory is None
     built.index(documents("vet"))
     assert list(tmp_path.rglob("*")) == []
-    default = retriever_from_settings(GovernanceSettings(retriever="hybrid"))
+    default = retriever_from_settings(load_settings({"retriever": "hybrid"}))
     assert isinstance(default, HybridRetriever)
     assert default.cache.directory == tmp_path / "govcore" / "embeddings"
 

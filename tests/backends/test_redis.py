@@ -20,10 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.backends import store_from_url
-from govcore.config import GovernanceSettings
+from govcore.backends import decision_log_from_settings, store_from_url
+from govcore.config import load_settings
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
-from govcore.decisions import decision_log_from_settings
 from govcore.errors import ConfigError
 from govcore.testing import FakeClock, RedisServer
 from govcore.types import StoreCommit, StoreWrite
@@ -447,7 +446,7 @@ def test_credentials_are_never_echoed(redis_server: RedisServer) -> None:
     assert all(secret not in text for text in shown)
     with pytest.raises(ConfigError) as stream_error:
         decision_log_from_settings(
-            GovernanceSettings(decision_log_stream=f"redis://u:{secret}@h:1/0?maxlen=0")
+            load_settings({"decision_log_stream": f"redis://u:{secret}@h:1/0?maxlen=0"})
         )
     assert secret not in str(stream_error.value)
     assert "maxlen" in str(stream_error.value)
@@ -460,7 +459,7 @@ def test_credentials_are_never_echoed(redis_server: RedisServer) -> None:
 def test_decisions_go_to_a_bounded_stream(redis_server: RedisServer) -> None:
     """Each decision is one stream entry holding its JSON line; the stream is trimmed."""
     sink = decision_log_from_settings(
-        GovernanceSettings(decision_log_stream=f"{redis_server.url}?stream=audit&maxlen=10")
+        load_settings({"decision_log_stream": f"{redis_server.url}?stream=audit&maxlen=10"})
     )
     assert getattr(sink, "blocking", None) is True
     for n in range(300):
@@ -474,7 +473,7 @@ def test_decisions_go_to_a_bounded_stream(redis_server: RedisServer) -> None:
     admin.close()
     with pytest.raises(ConfigError, match="not both"):
         decision_log_from_settings(
-            GovernanceSettings(decision_log_stream=redis_server.url, decision_log_path="x.jsonl")
+            load_settings({"decision_log_stream": redis_server.url, "decision_log_path": "x.jsonl"})
         )
 
 

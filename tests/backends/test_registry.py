@@ -1,4 +1,5 @@
-"""Backends chosen by name: the entry-point registry behind settings.store and .retriever."""
+"""Backends chosen by name: the entry-point registry behind settings.store, .retriever and the
+decision log, and the backends' own settings."""
 
 from __future__ import annotations
 
@@ -13,17 +14,27 @@ from typing import Any
 
 import pytest
 
+import govcore
 from govcore import ConfigError, backends
 from govcore.backends import (
+    decision_log_from_settings,
+    register_decision_log,
     register_retriever,
     register_store,
     retriever_from_name,
+    settings_models,
+    store_from_settings,
     store_from_url,
 )
-from govcore.backends.memory import MemoryStore
+from govcore.backends.awaited import AwaitedPipelinedStore, AwaitedStore, awaited
+from govcore.backends.memory import AsyncMemoryStore, MemoryStore, MemoryStoreSettings
 from govcore.backends.tfidf import TfidfRetriever
-from govcore.config import GovernanceSettings
+from govcore.config import GovernanceSettings, load_config, load_settings
+from govcore.decision_log import JsonlDecisionLog, MemoryDecisionLog
+from govcore.settings import SettingsSection
 from govcore.testing import FakeClock
+from govcore.types import AsyncPipelinedStore, PipelinedStore
+from tests.support import config
 
 SECRET = "s3cret"
 
@@ -54,8 +65,8 @@ class UrlStore:
 @pytest.fixture(autouse=True)
 def _isolated_registrations(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registrations made by a test end with it."""
-    monkeypatch.setattr(backends._STORES, "registered", dict(backends._STORES.registered))
-    monkeypatch.setattr(backends._RETRIEVERS, "registered", dict(backends._RETRIEVERS.registered))
+    for registry in backends._REGISTRIES:
+        monkeypatch.setattr(registry, "registered", dict(registry.registered))
 
 
 @pytest.fixture
@@ -442,3 +453,263 @@ def test_options_a_retriever_refuses() -> None:
     problem = _problem(caught)
     assert problem.startswith("settings.retriever: retriever 'tfidf' is refused")
     assert "nosuch" in problem
+
+
+# --- decision logs --------------------------------------------------------------------------
+
+
+class AuditSettings(SettingsSection):
+    """A decision log's own settings: the key that chooses it, and one more."""
+
+    decision_log_audit: str | None = None
+    audit_level: int = 1
+
+
+class AuditLog:
+    """A decision log built from its own settings."""
+
+    settings_model = AuditSettings
+
+    def __init__(self, target: str, level: int) -> None:
+        self.target, self.level = target, level
+
+    @classmethod
+    def from_settings(cls, settings: GovernanceSettings) -> AuditLog:
+        own = settings.section(AuditSettings)
+        if own.decision_log_audit is None or own.decision_log_audit.startswith("refuse"):
+            raise ValueError(f"cannot write to {own.decision_log_audit}")
+        return cls(own.decision_log_audit, own.audit_level)
+
+    def record(self, decision: Any) -> None:
+        pass
+
+
+def test_builtin_decision_logs_are_declared_as_entry_points() -> None:
+    """The installed metadata declares memory, path and stream in govcore.decision_logs."""
+    logs = importlib.metadata.entry_points(group="govcore.decision_logs")
+    assert {(e.name, e.value) for e in logs} >= {
+        ("memory", "govcore.decision_log:MemoryDecisionLog"),
+        ("path", "govcore.decision_log:JsonlDecisionLog"),
+        ("stream", "govcore.backends.redis:RedisDecisionLog"),
+    }
+
+
+def test_the_setting_decision_log_n_chooses_the_decision_log_n(tmp_path: Path) -> None:
+    """No ``decision_log_<name>`` setting: the memory log of ``decision_log_size``;
+    ``decision_log_path``: the JSON-lines file; a registered log by its own setting, built
+    from its own settings."""
+    memory = decision_log_from_settings(load_settings({"decision_log_size": 3}))
+    assert isinstance(memory, MemoryDecisionLog)
+    assert memory._decisions.maxlen == 3
+    path = str(tmp_path / "decisions.jsonl")
+    jsonl = decision_log_from_settings(load_settings({"decision_log_path": path}))
+    assert isinstance(jsonl, JsonlDecisionLog)
+    assert str(jsonl.path) == path
+    register_decision_log("audit", AuditLog)
+    audit: Any = decision_log_from_settings(
+        load_settings({"decision_log_audit": "siem", "audit_level": 3})
+    )
+    assert (type(audit), audit.target, audit.level) == (AuditLog, "siem", 3)
+
+
+def test_two_chosen_decision_logs_are_refused() -> None:
+    """Setting the keys of two decision logs is an error at the later key, naming both."""
+    both = load_settings({"decision_log_path": "x.jsonl", "decision_log_stream": "redis://h/0"})
+    with pytest.raises(ConfigError) as caught:
+        decision_log_from_settings(both)
+    assert _problem(caught) == (
+        "settings.decision_log_stream: set either decision_log_path or decision_log_stream, "
+        "not both"
+    )
+
+
+def test_a_decision_log_that_refuses_its_setting_is_refused_without_credentials() -> None:
+    """A decision log's ValueError is a ConfigError at its setting, its value redacted."""
+    register_decision_log("audit", AuditLog)
+    with pytest.raises(ConfigError) as caught:
+        decision_log_from_settings(load_settings({"decision_log_audit": f"refuse://u:{SECRET}@h"}))
+    problem = _problem(caught)
+    assert problem.startswith("settings.decision_log_audit: 'refuse://***@h' is refused: ")
+    assert SECRET not in problem
+
+
+def test_third_party_decision_log_plugs_in_through_an_entry_point(site: Path) -> None:
+    """A govcore.decision_logs entry point named ``kafka`` is chosen by the setting
+    ``decision_log_kafka``; its own keys are accepted and validated in ``settings:``."""
+    _distribution(
+        site,
+        "govcore_kafka",
+        "[govcore.decision_logs]\nkafka = thirdparty_kafka:KafkaLog\n",
+        thirdparty_kafka="""
+            from govcore.settings import SettingsSection
+
+            class KafkaSettings(SettingsSection):
+                decision_log_kafka: str | None = None
+                kafka_acks: int = 1
+
+            class KafkaLog:
+                settings_model = KafkaSettings
+
+                def __init__(self, brokers, acks):
+                    self.brokers, self.acks = brokers, acks
+
+                @classmethod
+                def from_settings(cls, settings):
+                    own = settings.section(KafkaSettings)
+                    return cls(own.decision_log_kafka, own.kafka_acks)
+
+                def record(self, decision):
+                    pass
+        """,
+    )
+    gov = govcore.Governance.from_config(config(decision_log_kafka="broker:9092", kafka_acks=2))
+    sink: Any = gov.decision_log
+    assert (type(sink).__name__, sink.brokers, sink.acks) == ("KafkaLog", "broker:9092", 2)
+    with pytest.raises(
+        ConfigError, match=r"settings: kafka_acks: expected a whole number, got 'all'"
+    ):
+        load_config(config(decision_log_kafka="broker:9092", kafka_acks="all"))
+
+
+# --- the backends' own settings ------------------------------------------------------------
+
+
+def test_a_backend_reads_its_own_settings_or_their_defaults() -> None:
+    """``section`` gives the validated section, or the model's defaults when none was given."""
+    assert GovernanceSettings().section(MemoryStoreSettings).max_conversations == 1_000_000
+    loaded = load_settings({"max_conversations": 7, "retrieval_top_k": 4})
+    assert loaded.section(MemoryStoreSettings).max_conversations == 7
+    assert loaded.retrieval_top_k == 4
+    assert loaded.backend_keys == {"max_conversations"}
+    assert not hasattr(loaded, "max_conversations")  # not a shared field
+
+
+def test_the_memory_store_takes_max_conversations_unless_its_url_sets_conv_entries() -> None:
+    """The memory store built from settings limits conversations to ``max_conversations``;
+    ``conv_entries`` in the URL wins; the asyncio store shares the rule."""
+    clock = FakeClock()
+    store = store_from_settings(load_settings({"max_conversations": 2}), clock=clock)
+    assert isinstance(store, MemoryStore)
+    for key in ("conv:a", "conv:b", "conv:c"):
+        store.set(key, b"v", expires_at=clock.now + 60)
+    assert [store.get(k) for k in ("conv:a", "conv:b", "conv:c")] == [None, b"v", b"v"]
+    url = load_settings({"max_conversations": 2, "store": "memory://?conv_entries=3"})
+    wide = store_from_settings(url, clock=clock)
+    for key in ("conv:a", "conv:b", "conv:c"):
+        wide.set(key, b"v", expires_at=clock.now + 60)
+    assert [wide.get(k) for k in ("conv:a", "conv:b", "conv:c")] == [b"v", b"v", b"v"]
+    asynchronous = AsyncMemoryStore.from_settings(
+        load_settings({"max_conversations": 2}), clock=clock
+    )
+    assert asynchronous.store._capacities["conv"].max_entries == 2
+
+
+def test_keys_of_a_backend_not_chosen_are_still_accepted_and_validated() -> None:
+    """``max_conversations`` with a Redis store, or ``semantic_model`` with ``tfidf``, is
+    accepted as before, and a bad value is still refused naming the field."""
+    load_config(config(store="redis://h:1/0", max_conversations=5, semantic_model="m"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(config(store="redis://h:1/0", max_conversations=0))
+    (problem,) = caught.value.problems
+    assert str(problem) == (
+        "settings: max_conversations: expected a whole number of at least 1, got 0"
+    )
+
+
+def test_an_unknown_setting_suggests_a_backend_key() -> None:
+    """A misspelt backend key is an unknown field naming the key probably meant."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(config(max_conversation=5, decision_log_sise=3))
+    problems = sorted(str(p) for p in caught.value.problems)
+    assert problems == [
+        "settings: decision_log_sise: unknown field (did you mean 'decision_log_size'?)",
+        "settings: max_conversation: unknown field (did you mean 'max_conversations'?)",
+    ]
+
+
+_THIRD_PARTY_STORE_WITH_SETTINGS = """
+    from govcore.settings import SettingsSection
+
+    class ShardSettings(SettingsSection):
+        shard_count: int = 1
+
+    class ShardStore:
+        settings_model = ShardSettings
+
+        def __init__(self, *, clock):
+            self.clock = clock
+"""
+
+
+def test_loading_imports_only_the_backends_that_may_own_the_keys(site: Path) -> None:
+    """Keys the chosen backends own import no other backend; a key they do not own makes the
+    others load, so that a key of an installed backend is accepted and validated."""
+    _distribution(
+        site,
+        "govcore_shards",
+        "[govcore.stores]\nshard = thirdparty_shards:ShardStore\n",
+        thirdparty_shards=_THIRD_PARTY_STORE_WITH_SETTINGS,
+    )
+    load_config(config(max_conversations=3, decision_log_size=10))
+    assert "thirdparty_shards" not in sys.modules
+    owners = settings_models(["shard_count", "max_conversations"], GovernanceSettings())
+    assert {model.__name__: keys for model, keys in owners.items()} == {
+        "MemoryStoreSettings": ["max_conversations"],
+        "ShardSettings": ["shard_count"],
+    }
+    with pytest.raises(
+        ConfigError, match=r"settings: shard_count: expected a whole number, got 'many'"
+    ):
+        load_config(config(shard_count="many"))
+
+
+def test_a_backend_that_cannot_be_imported_owns_no_key(site: Path) -> None:
+    """A declared backend whose module is missing makes an unknown key unknown, not a crash."""
+    _distribution(site, "govcore_ghost", "[govcore.stores]\nghost = thirdparty_ghost:Store\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(config(ghost_mode=True))
+    assert _problem(caught) == "settings: ghost_mode: unknown field"
+
+
+# --- the one sync-to-async adapter ----------------------------------------------------------
+
+
+def test_an_awaited_store_is_pipelined_exactly_when_its_store_is() -> None:
+    """``awaited`` adds ``admit`` only for a store that has it: govcore detects the pipelined
+    methods by their presence, so a wrapper that always had them would break a plain store."""
+    plain = awaited(MemoryStore(clock=FakeClock()))
+    assert type(plain) is AwaitedStore
+    assert not isinstance(plain, AsyncPipelinedStore)
+
+    class Pipelined(MemoryStore):
+        def admit(self, key: str, **options: Any) -> Any:
+            return options
+
+    store = Pipelined(clock=FakeClock())
+    assert isinstance(store, PipelinedStore)
+    wrapped = awaited(store)
+    assert type(wrapped) is AwaitedPipelinedStore
+    assert isinstance(wrapped, AsyncPipelinedStore)
+    assert isinstance(AsyncMemoryStore(), AwaitedStore)
+
+
+def test_building_a_governance_reads_the_entry_points_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loader's owner lookup, the store, the retriever and the decision log of one
+    ``from_config`` share one read of the installed distributions' metadata (each read costs
+    milliseconds); the next ``from_config`` reads again, and so sees what was installed since."""
+    reads: list[object] = []
+    read = importlib.metadata.entry_points
+
+    def counted(**params: Any) -> Any:
+        group = params.get("group")
+        if group is None or group.startswith("govcore."):  # not another library's plugins
+            reads.append(group)
+        return read(**params)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    govcore.Governance.from_config(config(max_conversations=3, decision_log_size=5)).close()
+    assert reads == [None]
+    govcore.Governance.from_config(config()).close()
+    assert reads == [None, None]

@@ -10,6 +10,7 @@ import yaml
 
 import govcore
 import govcore.config
+from govcore.backends.hybrid import HybridSettings
 from govcore.retrieval.analysis import Analyzer, ignored_words
 from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
 from govcore.testing import FakeClock
@@ -187,11 +188,11 @@ def test_the_embedding_cache_and_a_model_folder_are_relative_to_the_configuratio
     path = tmp_path / "govcore.yaml"
     settings = {"embedding_cache_dir": "cache", "semantic_model": "models/mine"}
     path.write_text(yaml.safe_dump(_lexicon_config(settings)))
-    loaded = govcore.config.load_config(path).settings
+    loaded = govcore.config.load_config(path).settings.section(HybridSettings)
     assert loaded.embedding_cache_dir == str(tmp_path / "cache")
     assert loaded.semantic_model == str(tmp_path / "models" / "mine")
     # A packaged model's name and "" (no cache) are not paths.
     path.write_text(yaml.safe_dump(_lexicon_config({"embedding_cache_dir": ""})))
-    loaded = govcore.config.load_config(path).settings
+    loaded = govcore.config.load_config(path).settings.section(HybridSettings)
     assert loaded.embedding_cache_dir == ""
     assert loaded.semantic_model == "all-MiniLM-L6-v2"

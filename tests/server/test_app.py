@@ -16,7 +16,7 @@ import pytest
 import govcore
 from govcore.backends.memory import MemoryStore
 from govcore.config import load_config
-from govcore.decisions import MemoryDecisionLog
+from govcore.decision_log import MemoryDecisionLog
 from govcore.http import HttpResponse
 from govcore.server import GovernanceApp, ThreadedGovernance, body_limit, create_app
 from govcore.service.endpoints import CHECK_TOOL_CALL, POST_INFERENCE

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 import govcore
-from govcore.decisions import Decision, DecisionQueue, MemoryDecisionLog
+from govcore.decision_log import Decision, DecisionQueue, MemoryDecisionLog
 from tests.support import CHECKS_KEY, checks_governance
 
 MIXED = "Your card 4111 1111 1111 1111 was charged; write to jane.doe@mail.example.com."
@@ -182,3 +184,15 @@ def test_the_in_memory_log_is_written_at_once() -> None:
     gov = checks_governance(decision_log=sink)
     gov.client(CHECKS_KEY).post_inference({"sessionId": "s", "output": MIXED})
     assert len(sink.decisions()) == 1
+
+
+def test_the_former_module_name_still_imports_with_a_deprecation_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``govcore.decisions`` (the module's name before ``govcore.decision_log``) still gives the
+    same objects for one release, and says that it is deprecated."""
+    monkeypatch.delitem(sys.modules, "govcore.decisions", raising=False)
+    with pytest.warns(DeprecationWarning, match=r"govcore\.decision_log"):
+        former = importlib.import_module("govcore.decisions")
+    for name in former.__all__:
+        assert getattr(former, name) is getattr(govcore, name)
