@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 import govcore
-from govcore.cli import main
 from govcore.backends import settings_models
+from govcore.cli import main
 from govcore.config import MAX_CONFIG_DEPTH, GovernanceSettings, load_config
 from tests.support import EXAMPLE_CONFIG, config, policy
 
