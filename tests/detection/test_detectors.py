@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.detection.pii import mod97_valid
+from govcore.detection.detectors.iban import mod97_valid
 from govcore.detection.scanner import Scanner, compile_rules, explain
 from govcore.policy import PolicyDocument
 from tests.support import policy

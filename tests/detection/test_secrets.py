@@ -20,14 +20,16 @@ from govcore.detection.scanner import Scanner, compile_rules
 from govcore.detection.secrets import (
     FAMILIES,
     GENERIC_CONFIDENCE,
-    SECRET_FORMATS,
     SecretFormat,
     SecretOptions,
     find_secrets,
+    secret_formats,
 )
 from govcore.policy import PolicyDocument
 from tests.detection.secret_cases import SECRET_CASES
 from tests.support import policy
+
+SECRET_FORMATS = secret_formats()
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "detection.md"
 
