@@ -49,8 +49,8 @@ class CandidatePattern:
 class Detector:
     """One built-in PII kind: what a ``pii`` rule names, and everything the scanner needs of it.
 
-    Every field but the last two is required, so a kind without its default replacement or
-    explanation cannot be written.
+    The fields without a default are required, so a kind without its default replacement,
+    explanation or example cannot be written.
     """
 
     kind: str
@@ -60,6 +60,9 @@ class Detector:
     default explanation is this sentence with the policy's id."""
     replacement: str
     """The default ``enforcementText`` of a match, such as ``"[email removed]"``."""
+    example: str
+    """A made-up value the detector finds whole, as it would appear in text: the registry's
+    tests check every kind with it."""
     patterns: tuple[CandidatePattern, ...]
     """The candidate patterns, in the order the scanner searches them."""
     contains_other_kinds: bool = False

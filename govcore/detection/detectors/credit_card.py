@@ -140,6 +140,7 @@ DETECTOR = Detector(
     kind="credit_card",
     explanation="contains a payment card number (Luhn-valid)",
     replacement="[card number removed]",
+    example="4111 1111 1111 1111",
     patterns=(CandidatePattern(rf"{_ND}(?:{_SEP}{{0,2}}{_ND}){{12,22}}", _card),),
     contains_other_kinds=True,
 )

@@ -101,6 +101,7 @@ DETECTOR = Detector(
     kind="email",
     explanation="contains an email address",
     replacement="[email removed]",
+    example="jane.doe@example.com",
     patterns=(
         CandidatePattern(
             # Unbounded repeats, lengths checked by the validator: counted repeats of large

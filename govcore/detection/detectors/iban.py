@@ -78,6 +78,7 @@ DETECTOR = Detector(
     kind="iban",
     explanation="contains an IBAN (checksum-valid)",
     replacement="[IBAN removed]",
+    example="GB82 WEST 1234 5698 7654 32",
     patterns=(
         CandidatePattern(
             # \b: a candidate starting inside a longer token ("sk_live_...eC39...") would be

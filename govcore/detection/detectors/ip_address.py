@@ -73,6 +73,7 @@ DETECTOR = Detector(
     kind="ip_address",
     explanation="contains an IP address",
     replacement="[IP address removed]",
+    example="192.0.2.7",
     patterns=(
         CandidatePattern(
             rf"(?:[0-9a-fA-F]{{0,4}}:){{2,6}}{_ND}{{1,3}}(?:\.{_ND}{{1,3}}){{3}}"

@@ -53,6 +53,7 @@ DETECTOR = Detector(
     kind="phone",
     explanation="contains a phone number",
     replacement="[phone number removed]",
+    example="+44 20 7946 0958",
     patterns=(
         CandidatePattern(
             # International (+), a bracketed area code, or at least three groups: two groups of

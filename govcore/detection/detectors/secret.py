@@ -24,6 +24,7 @@ DETECTOR = Detector(
     # format.
     explanation="contains a secret (a private key, an API key, an access token or a password)",
     replacement="[secret removed]",
+    example="ghp_R7tK2mQ9xV4bL8nW1cZ5pJ3hF6dS0gY2aE7u",
     patterns=(),
     contains_other_kinds=True,
     configured=_patterns,

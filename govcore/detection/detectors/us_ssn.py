@@ -39,5 +39,6 @@ DETECTOR = Detector(
     kind="us_ssn",
     explanation="contains a US social security number",
     replacement="[SSN removed]",
+    example="123-45-6789",
     patterns=(CandidatePattern(rf"{_ND}{{3}}[- .]?{_ND}{{2}}[- .]?{_ND}{{4}}", _ssn),),
 )
