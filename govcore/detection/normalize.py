@@ -3,10 +3,11 @@
 Detection runs on a normalised copy of the text so that cheap evasions do not work: Unicode NFKC
 (full-width digits and letters, ligatures, compatibility forms become their plain forms, and a
 letter followed by combining marks is composed: ``e`` + U+0301 reads as ``é``) and removal of
-what NFKC keeps but a reader does not see: format characters (category Cf: zero-width spaces and
-joiners, soft hyphens, word joiners, bidi controls, tag characters, the byte-order mark),
-variation selectors and the other default-ignorable characters (the combining grapheme joiner,
-Hangul fillers). Unicode hyphens and dashes read as ``-``. Letters keep their case: patterns
+what NFKC keeps but a reader does not see: Unicode's default-ignorable characters
+(:data:`govcore.detection.chars.DEFAULT_IGNORABLE`: zero-width spaces and joiners, soft hyphens,
+word joiners, bidi controls, tag characters, the byte-order mark, variation selectors, the
+combining grapheme joiner, Hangul fillers) and the other format characters (category Cf).
+Unicode hyphens and dashes read as ``-``. Letters keep their case: patterns
 match case-insensitively (RE2's Unicode case folding), and detectors that care about case (an
 AWS key) can still see it.
 
