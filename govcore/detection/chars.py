@@ -94,6 +94,8 @@ def glues(char: str) -> bool:
     Khmer prose runs straight into numbers and tokens ("カード番号は4111111111111111です",
     "このトークンghp_...は"), so their letters do not glue; their digits do, as any digit
     continues a number."""
-    if char.isdigit() or char == "_" or is_digit(char):
+    if char.isascii():
+        return char.isalnum() or char == "_"
+    if char.isdigit() or is_digit(char):
         return True
-    return char.isalpha() and (char.isascii() or SPACELESS_LETTERS.match(char) is None)
+    return char.isalpha() and SPACELESS_LETTERS.match(char) is None

@@ -1,4 +1,4 @@
-"""The ``secret`` detector's table of formats (govcore/detection/secrets.py, docs/detection.md
+"""The ``secret`` detector's table of formats (govcore/detection/secrets/, docs/detection.md
 "Secret formats"): every format's example, near misses of each family, glued secrets,
 placeholders, the allow-list settings and the generic assignment rule."""
 
