@@ -4,14 +4,15 @@ factor to report.
 
 The format patterns are also valid Python ``re`` patterns with the same meaning, which the
 validators use on the candidate: the RE2 search has already bounded the work to the candidate.
-They are compiled once, on first use (:func:`format_table`).
+They are compiled once, on first use (:func:`format_table`; the large assignment pattern on the
+first assignment candidate).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, cached_property
 
 from govcore.detection.chars import glues, is_word
 from govcore.detection.normalize import ascii_look_alike
@@ -67,7 +68,6 @@ class FormatTable:
             fmt.name: python_pattern(fmt.key) for fmt in formats if fmt.key is not None
         }
         self._by_name = {fmt.name: fmt for fmt in formats}
-        self._assignment = python_pattern(assignment_pattern())
         tokens = self.by_group["tokens"]
         self._unprefixed = tuple(fmt for fmt in tokens if not fmt.prefixes)
         self.prefix = _prefix_pattern(p for f in tokens for p in f.prefixes)
@@ -86,6 +86,13 @@ class FormatTable:
             "tokens": self.judge_token,
             "assignments": self.judge_assignment,
         }
+
+    @cached_property
+    def _assignment(self) -> re.Pattern[str]:
+        """The assignment pattern, compiled on the first assignment candidate: Python takes
+        about a tenth of a second over it (its key words' look-alike letters), which neither
+        ``import govcore`` nor a configuration without such candidates needs to pay."""
+        return python_pattern(assignment_pattern())
 
     def _token_at(self, text: str, start: int, end: int) -> tuple[SecretFormat, int] | None:
         """The first token format (in table order) matching at ``start``, and where it ends."""
