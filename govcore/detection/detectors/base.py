@@ -74,9 +74,10 @@ class Detector:
     and allow-list): its patterns for those settings, used in place of ``patterns``."""
 
     def __post_init__(self) -> None:
-        if not (self.kind and self.explanation and self.replacement):
+        if not (self.kind and self.explanation and self.replacement and self.example):
             raise ValueError(
-                f"detector {self.kind!r}: kind, explanation and replacement are needed"
+                f"detector {self.kind!r}: a kind, an explanation, a replacement and an example"
+                " are needed"
             )
 
     def candidates(self, options: SecretOptions | None = None) -> tuple[CandidatePattern, ...]:
