@@ -14,7 +14,7 @@ import time
 
 import re2  # type: ignore[import-untyped]
 
-from govcore.detection.pii import DETECTORS
+from govcore.detection.detectors import DETECTORS
 from govcore.pattern_cost import _OPTIONS, pattern_cost, probe_text
 
 REALISTIC = [
@@ -28,7 +28,7 @@ REALISTIC = [
     r"sk_live_[A-Za-z0-9]{16,250}",
     r"[A-Za-z0-9]{16,250}",
     r".*password.*",
-    *(d.pattern for d in DETECTORS),
+    *(c.pattern for d in DETECTORS.values() for c in d.candidates()),
 ]
 PATHOLOGICAL = [
     r"(a|b)*a(a|b){200}",

@@ -42,10 +42,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from presidio_baseline import PRESIDIO_ENTITY, analyze, presidio_recognizers  # noqa: E402
 
 import govcore  # noqa: E402
+from govcore.detection.detectors import DETECTORS  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "detection"
-ENTITIES = ("email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret")
-PII_ENTITIES = ENTITIES[:-1]
+ENTITIES = tuple(DETECTORS)  # every built-in kind, in the registry's order
+PII_ENTITIES = tuple(entity for entity in ENTITIES if entity != "secret")
 GENERIC_FAMILY = "generic_assignment"
 KEY = "gk_detection_eval_0001"
 NO_FAMILY = "(none)"

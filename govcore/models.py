@@ -26,6 +26,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from govcore._values import integral
+from govcore.detection.chars import is_default_ignorable
 
 __all__ = [
     "ApplicablePolicy",
@@ -156,36 +157,10 @@ _BIDI_CONTROLS = frozenset(
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 )
 
-# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): characters that
-# display as nothing. unicodedata has no lookup for the property, and Cf alone would miss the
-# Hangul fillers, variation selectors and the combining grapheme joiner.
-_DEFAULT_IGNORABLE = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-
 
 def _invisible(char: str) -> bool:
     """Whitespace or a default-ignorable character: nothing a reader could tell apart."""
-    if char.isspace():
-        return True
-    code = ord(char)
-    return any(low <= code <= high for low, high in _DEFAULT_IGNORABLE)
+    return char.isspace() or is_default_ignorable(char)
 
 
 _CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})

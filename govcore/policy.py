@@ -34,6 +34,9 @@ __all__ = [
     "compile_regex",
 ]
 
+# The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
+# Literal written out, not derived, so that type checkers and the config's error message know
+# them; tests/detection/test_detectors.py checks that it is the registry's list.
 PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
 PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 

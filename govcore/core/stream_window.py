@@ -34,8 +34,8 @@ from typing import Any
 import xxhash
 
 from govcore.detection.normalize import extends_previous, is_invisible, normalize
-from govcore.detection.pii import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 from govcore.detection.scanner import Hit
+from govcore.detection.secrets.key_blocks import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 
 __all__ = [
     "STREAM_MATCH_HOLD",

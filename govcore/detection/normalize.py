@@ -3,10 +3,11 @@
 Detection runs on a normalised copy of the text so that cheap evasions do not work: Unicode NFKC
 (full-width digits and letters, ligatures, compatibility forms become their plain forms, and a
 letter followed by combining marks is composed: ``e`` + U+0301 reads as ``é``) and removal of
-what NFKC keeps but a reader does not see: format characters (category Cf: zero-width spaces and
-joiners, soft hyphens, word joiners, bidi controls, tag characters, the byte-order mark),
-variation selectors and the other default-ignorable characters (the combining grapheme joiner,
-Hangul fillers). Unicode hyphens and dashes read as ``-``. Letters keep their case: patterns
+what NFKC keeps but a reader does not see: Unicode's default-ignorable characters
+(:data:`govcore.detection.chars.DEFAULT_IGNORABLE`: zero-width spaces and joiners, soft hyphens,
+word joiners, bidi controls, tag characters, the byte-order mark, variation selectors, the
+combining grapheme joiner, Hangul fillers) and the other format characters (category Cf).
+Unicode hyphens and dashes read as ``-``. Letters keep their case: patterns
 match case-insensitively (RE2's Unicode case folding), and detectors that care about case (an
 AWS key) can still see it.
 
@@ -25,9 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from govcore.detection.chars import is_default_ignorable
+
 __all__ = [
-    "SPACELESS_LETTERS",
-    "VALUE_START",
     "NormalizedText",
     "ascii_look_alike",
     "extends_previous",
@@ -40,35 +41,6 @@ __all__ = [
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
-SPACELESS_LETTERS = re.compile(
-    "[\u0e00-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
-)
-"""Letters of scripts written without spaces between words: Thai, Lao, Khmer, Hiragana,
-Katakana, Han (with its extensions and compatibility block) and Hangul syllables. Prose in them
-runs straight into numbers, addresses and tokens ("请联系jane@example.com谢谢", "このトークン
-ghp_...は"), which detectors must not take for parts of longer words."""
-
-VALUE_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
-"""Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
-slash that joins it to a digit ("123-45-6789": "45" and "6789" continue the first group). A
-detector that refuses a candidate looks for the next one from here inside it."""
-
-
-# Unicode's default-ignorable code points that are not format characters (Cf): the combining
-# grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the Mongolian free variation
-# selectors and the variation selectors. A reader does not see them, so they would split a number
-# or a word for a detector. (The Hangul fillers are also what NFKC maps U+3164 and U+FFA0 to.)
-_INVISIBLE_RANGES = (
-    (0x034F, 0x034F),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFFA0, 0xFFA0),
-    (0xE0100, 0xE01EF),
-)
 # Every Unicode hyphen and dash NFKC leaves alone reads as "-" ("risk\u2011free", a phone number
 # with non-breaking hyphens): one character for one, so offsets do not move.
 _DASHES = str.maketrans(dict.fromkeys([*range(0x2010, 0x2016), 0x2212], "-"))
@@ -81,12 +53,10 @@ _JOINING_RANGES = ((0x1161, 0x11FF), (0xD7B0, 0xD7FF), (0x1F3FB, 0x1F3FF))
 
 @lru_cache(maxsize=65536)
 def is_invisible(char: str) -> bool:
-    """Whether normalisation removes ``char``: a format character or another default-ignorable
-    one (zero-width spaces and joiners, soft hyphens, variation selectors...)."""
-    code = ord(char)
-    return unicodedata.category(char) == "Cf" or any(
-        lo <= code <= hi for lo, hi in _INVISIBLE_RANGES
-    )
+    """Whether normalisation removes ``char``: a default-ignorable character (zero-width spaces
+    and joiners, soft hyphens, bidi controls, variation selectors, Hangul fillers...) or another
+    format character (category Cf), which NFKC keeps and which only annotates the text."""
+    return unicodedata.category(char) == "Cf" or is_default_ignorable(char)
 
 
 @lru_cache(maxsize=65536)

@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 import re2  # type: ignore[import-untyped]
 
-from govcore.detection.normalize import VALUE_START, NormalizedText, normalize, skeleton_of
-from govcore.detection.pii import DEFAULT_REPLACEMENTS, DETECTORS, Detector, secret_detectors
+from govcore.detection.chars import VALUE_START, is_word
+from govcore.detection.detectors import CONTAINERS, DETECTORS, CandidatePattern
+from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import DetectRule, PolicyDocument
 
@@ -58,8 +59,6 @@ _TERM_OPTIONS.log_errors = False
 _TERM_OPTIONS.max_mem = 256 << 20
 # Candidates held back by a match are looked for again this far either side of it: more than
 # a card number, an IBAN, a phone number or an address spans.
-# Built-in detectors whose validated matches explain the digits and letters inside them.
-_CONTAINERS = frozenset({"iban", "credit_card", "email", "secret", "ip_address"})
 _FREED_REACH = 400
 _FREED_ROUNDS = 4
 
@@ -289,7 +288,7 @@ class Scanner:
         containers: list[tuple[int, int, str]] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
-            if rule.kind == "pii" and rule.label in _CONTAINERS:
+            if rule.kind == "pii" and rule.label in CONTAINERS:
                 containers += [(b, e, rule.label) for b, e, factor in spans if factor == 1.0]
         if not containers:
             return
@@ -422,8 +421,8 @@ def _add_term_hits(
     found: dict[int, list[tuple[int, int, float]]],
 ) -> None:
     """Record an occurrence for each rule whose word boundaries it stands on."""
-    before_ok = begin == 0 or not _is_word(text[begin - 1])
-    after_ok = end == len(text) or not _is_word(text[end])
+    before_ok = begin == 0 or not is_word(text[begin - 1])
+    after_ok = end == len(text) or not is_word(text[end])
     for rule_index, needs_before, needs_after in owners:
         if (before_ok or not needs_before) and (after_ok or not needs_after):
             found.setdefault(rule_index, []).append((begin, end, 1.0))
@@ -496,7 +495,7 @@ def _touches(side: str) -> bool:
     full stop, comma, quote or bracket ending a phrase or a JSON string does not touch."""
     if not side:
         return False
-    if _is_word(side[0]):
+    if is_word(side[0]):
         return True
     separators = 0
     while separators < min(2, len(side)) and side[separators] in " -.":
@@ -508,16 +507,6 @@ def _touches(side: str) -> bool:
 
 _CLOSING = frozenset(" \t\n\r\"',;)]}>")
 """What ends a phrase, a quoted string or a bracket: a match next to one touches nothing."""
-
-
-def _is_word(char: str) -> bool:
-    """A letter, digit or ``_``, or a combining mark that no letter could be composed with
-    (``q`` + U+0301 is no ``q``)."""
-    return (
-        char.isalnum()
-        or char == "_"
-        or (not char.isascii() and unicodedata.category(char)[0] == "M")
-    )
 
 
 def _windows(pattern: _Pattern, data: bytes) -> list[tuple[int, int]]:
@@ -605,11 +594,14 @@ def _leftmost_longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, in
     return kept
 
 
-def _detectors(secret_options: SecretOptions | None) -> tuple[Detector, ...]:
-    """The built-in detectors, the ``secret`` ones bound to ``secret_options``."""
-    if secret_options is None or secret_options == SecretOptions():
-        return DETECTORS
-    return tuple(d for d in DETECTORS if d.kind != "secret") + secret_detectors(secret_options)
+def _candidates(secret_options: SecretOptions | None) -> tuple[tuple[str, CandidatePattern], ...]:
+    """Every built-in detector's candidate patterns with its kind, in registry order; the
+    ``secret`` ones bound to ``secret_options``."""
+    return tuple(
+        (kind, candidate)
+        for kind, detector in DETECTORS.items()
+        for candidate in detector.candidates(secret_options)
+    )
 
 
 def _merged(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
@@ -635,7 +627,7 @@ def compile_rules(
     ``secret_options``: the known values the ``secret`` detector does not report (default:
     the published examples, ``settings.secret_known_examples``, and no allow-list).
     """
-    detectors = _detectors(secret_options)
+    candidates = _candidates(secret_options)
     compiled: list[CompiledRule] = []
     patterns: dict[tuple[str, int], tuple[Any, list[int], Any, Any]] = {}
     terms: dict[str, list[tuple[int, bool, bool]]] = {}
@@ -644,17 +636,17 @@ def compile_rules(
         if rule.pii is not None:
             kind: RuleKind = "pii"
             label = rule.pii
-            replacement = rule.replacement or DEFAULT_REPLACEMENTS[rule.pii]
-            for number, detector in enumerate(detectors):
-                if detector.kind == rule.pii:
-                    key = (f"pii:{detector.kind}", number)
+            replacement = rule.replacement or DETECTORS[rule.pii].replacement
+            for number, (candidate_kind, candidate) in enumerate(candidates):
+                if candidate_kind == rule.pii:
+                    key = (f"pii:{candidate_kind}", number)
                     entry = patterns.get(key)
                     if entry is None:
                         entry = patterns[key] = (
-                            re2.compile(detector.pattern, _OPTIONS),
+                            re2.compile(candidate.pattern, _OPTIONS),
                             [],
-                            detector.validate,
-                            detector,
+                            candidate.validate,
+                            candidate,
                         )
                     entry[1].append(index)
         elif rule.regex is not None:
@@ -676,7 +668,7 @@ def compile_rules(
                 if not folded:
                     continue
                 owners = terms.setdefault(folded, [])
-                owner = (index, _is_word(folded[0]), _is_word(folded[-1]))
+                owner = (index, is_word(folded[0]), is_word(folded[-1]))
                 if owner not in owners:
                     owners.append(owner)
         compiled.append(
@@ -726,10 +718,8 @@ def explain(hit: Hit) -> str:
     if rule.explanation:
         return rule.explanation
     if rule.kind == "pii":
-        for detector in DETECTORS:
-            if detector.kind == rule.label:
-                sentence = detector.explanation[:1].upper() + detector.explanation[1:]
-                return f"{sentence} (policy {rule.policy.id})."
+        explanation = DETECTORS[rule.label].explanation
+        return f"{explanation[:1].upper()}{explanation[1:]} (policy {rule.policy.id})."
     if rule.kind == "terms":
         return f"Uses wording that policy {rule.policy.id} does not allow."
     return f"Matches a pattern that policy {rule.policy.id} does not allow."

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import govcore
 from govcore.core.violations import redact
-from govcore.detection.pii import DEFAULT_REPLACEMENTS
+from govcore.detection.detectors import DEFAULT_REPLACEMENTS
 from tests.support import (
     CHECKS_KEY,
     POLICY_OF_SAMPLE,

@@ -1,5 +1,5 @@
 """A labelled set of values assigned to secret-named keys: the thresholds of the generic
-assignment rule (govcore.detection.secrets: MIN_SECRET_LENGTH, MIN_ENTROPY_BITS,
+assignment rule (govcore.detection.secrets.assignments: MIN_SECRET_LENGTH, MIN_ENTROPY_BITS,
 ONE_CLASS_MIN_LENGTH, ONE_CLASS_MIN_ENTROPY_BITS) were chosen on it, and a test keeps them
 classifying every case right.
 

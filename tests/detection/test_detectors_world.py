@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.detection.test_detectors import CARD, EMAIL, IBAN, IP, PHONE, SSN, found, scanner
+from tests.detection.scanning import CARD, EMAIL, IBAN, IP, PHONE, SSN, found, scanner
 
 
 def luhn_digit(body: str) -> str:

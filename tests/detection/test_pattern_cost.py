@@ -12,7 +12,7 @@ import pytest
 
 from govcore.cli import main
 from govcore.config import load_config
-from govcore.detection.pii import DETECTORS
+from govcore.detection.detectors import DETECTORS
 from govcore.errors import ConfigError
 from govcore.pattern_cost import MAX_PROGRAM_SIZE, pattern_cost, probe_text
 from govcore.policy import DetectRule
@@ -48,7 +48,7 @@ REALISTIC = [
     r"[^\s@]{1,64}@[^\s@]{1,255}",
     r"[ab]{100}",  # near miss of [ab]*a[ab]{100}: nothing before the repeat starts a match
     r"x[ab]{100}",  # near miss: the prefix cannot occur inside the repeat
-    *(detector.pattern for detector in DETECTORS),
+    *(c.pattern for detector in DETECTORS.values() for c in detector.candidates()),
 ]
 
 

@@ -11,8 +11,10 @@ import string
 
 import pytest
 
-from govcore.detection.secrets import SECRET_FORMATS, SecretOptions, find_secrets
+from govcore.detection.secrets import SecretOptions, find_secrets, secret_formats
 from tests.detection.test_secrets import found, named
+
+SECRET_FORMATS = secret_formats()
 
 EXAMPLE = {fmt.name: fmt.example for fmt in SECRET_FORMATS}
 _RNG = random.Random(41)

@@ -1,10 +1,12 @@
-"""The ``secret`` detector's table of formats (govcore/detection/secrets.py, docs/detection.md
+"""The ``secret`` detector's table of formats (govcore/detection/secrets/, docs/detection.md
 "Secret formats"): every format's example, near misses of each family, glued secrets,
 placeholders, the allow-list settings and the generic assignment rule."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,14 +22,17 @@ from govcore.detection.scanner import Scanner, compile_rules
 from govcore.detection.secrets import (
     FAMILIES,
     GENERIC_CONFIDENCE,
-    SECRET_FORMATS,
     SecretFormat,
     SecretOptions,
     find_secrets,
+    secret_formats,
 )
+from govcore.detection.secrets.formats import _format
 from govcore.policy import PolicyDocument
 from tests.detection.secret_cases import SECRET_CASES
 from tests.support import policy
+
+SECRET_FORMATS = secret_formats()
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "detection.md"
 
@@ -108,6 +113,67 @@ def test_the_documented_table_is_the_code_table() -> None:
     """docs/detection.md shows the table of the code (the failure prints the table to paste)."""
     table = _docs_table()
     assert table in DOCS.read_text(encoding="utf-8"), table
+
+
+def _entry(**changes: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": "x-token",
+        "family": "token",
+        "group": "tokens",
+        "looks_like": "`x_` and 20 letters",
+        "pattern": "(?-i:x_[a-z]{20})",
+        "validator": "${bounded}",
+        "confidence": 1.0,
+        "example": "x_" + "a" * 20,
+    }
+    entry.update(changes)
+    return entry
+
+
+def test_a_format_entry_fills_its_fragments_and_makes_its_check() -> None:
+    fragments = {"bounded": "not glued", "nl": r"\n"}
+    fmt = _format(
+        _entry(pattern="a${nl}b", check={"name": "run_before", "marker": "_", "length": 1}),
+        fragments,
+    )
+    assert (fmt.pattern, fmt.validator) == (r"a\nb", "not glued")
+    assert fmt.check is not None
+    assert fmt.check("x_y")
+    assert not fmt.check("xx_y")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"pattern": "${nowhere}"}, "no fragment 'nowhere'"),
+        ({"check": {"name": "crc32"}}, "unknown check"),
+        ({"family": "weather"}, "unknown family or group"),
+        ({"colour": "red"}, "unknown {'colour'}"),
+    ],
+)
+def test_a_wrong_format_entry_is_refused_with_its_name(
+    changes: dict[str, Any], message: str
+) -> None:
+    """A mistake in formats.toml names the format and what is wrong when the table is read."""
+    with pytest.raises(ValueError, match=re.escape("format x-token: ")) as error:
+        _format(_entry(**changes), {"bounded": "not glued"})
+    assert message in str(error.value)
+
+
+def test_the_table_is_read_once_and_not_at_import() -> None:
+    """``import govcore`` does not read or compile the table (it costs more than the rest of
+    the import); the first scan does, once."""
+    probe = (
+        "import govcore\n"
+        "from govcore.detection.secrets.formats import secret_formats\n"
+        "from govcore.detection.secrets.validators import format_table\n"
+        "print(secret_formats.cache_info().currsize, format_table.cache_info().currsize)"
+    )
+    ran = subprocess.run(  # noqa: S603 - this interpreter
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert ran.stdout.split() == ["0", "0"]
+    assert secret_formats() is secret_formats()
 
 
 # --- near misses of each family ---------------------------------------------------------------

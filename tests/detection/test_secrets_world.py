@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.detection.test_detectors import SECRET, found
+from tests.detection.scanning import SECRET, found
 from tests.support import private_key_block
 
 PASSWORD = "Mx1rsq4p0Gz^kD"

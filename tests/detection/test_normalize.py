@@ -1,4 +1,5 @@
-"""Unicode evasion of ``terms`` and ``regex`` rules (docs/detection.md, Evasion).
+"""The normalisation (govcore/detection/normalize.py) against Unicode evasion of ``terms`` and
+``regex`` rules (docs/detection.md, Evasion).
 
 Terms match on a skeleton view: composed, full case folding, confusable prototypes outside
 ASCII. Every hit must be a slice of the original text, whatever was folded, composed or mapped.

@@ -1,0 +1,68 @@
+"""The built-in PII detectors, one module per kind, and the registry that collects them.
+
+Each module of this package (``email.py``, ``credit_card.py``, ...) exports one
+:class:`~govcore.detection.detectors.base.Detector` as ``DETECTOR``: its candidate patterns and
+validators, its explanation, its default replacement and whether its matches contain other
+kinds'. :data:`DETECTORS` is the one list of kinds: the scanner's patterns and containment rule,
+:data:`DEFAULT_REPLACEMENTS`, the ``PiiKind`` of :mod:`govcore.policy` and the table in
+docs/detection.md derive from it or are checked against it by the tests. docs/detection.md,
+"Adding a PII kind", says how to add one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from govcore.detection.detectors import (
+    credit_card,
+    email,
+    iban,
+    ip_address,
+    phone,
+    secret,
+    us_ssn,
+)
+from govcore.detection.detectors.base import CandidatePattern, Detector, Validator
+
+__all__ = [
+    "CONTAINERS",
+    "DEFAULT_REPLACEMENTS",
+    "DETECTORS",
+    "CandidatePattern",
+    "Detector",
+    "Validator",
+]
+
+
+def _registry(*detectors: Detector) -> Mapping[str, Detector]:
+    by_kind: dict[str, Detector] = {}
+    for detector in detectors:
+        if detector.kind in by_kind:
+            raise ValueError(f"two detectors of kind {detector.kind!r}")
+        by_kind[detector.kind] = detector
+    return MappingProxyType(by_kind)
+
+
+# The order is the order of PiiKind, of the docs' table, and the order in which the scanner adds
+# the detectors' patterns to its RE2 set.
+DETECTORS: Mapping[str, Detector] = _registry(
+    email.DETECTOR,
+    credit_card.DETECTOR,
+    iban.DETECTOR,
+    phone.DETECTOR,
+    us_ssn.DETECTOR,
+    ip_address.DETECTOR,
+    secret.DETECTOR,
+)
+"""Every built-in PII kind, by the name a ``pii`` rule uses."""
+
+DEFAULT_REPLACEMENTS: Mapping[str, str] = MappingProxyType(
+    {kind: detector.replacement for kind, detector in DETECTORS.items()}
+)
+"""The default ``enforcementText`` of each kind's matches."""
+
+CONTAINERS: frozenset[str] = frozenset(
+    kind for kind, detector in DETECTORS.items() if detector.contains_other_kinds
+)
+"""The kinds whose validated matches explain the letters and digits inside them."""
