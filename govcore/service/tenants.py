@@ -17,7 +17,10 @@ from govcore.types import RetrievalIndex, Retriever
 __all__ = ["CompiledTenant", "ExampleMiss", "compile_tenants", "examples_that_miss"]
 
 # RE2 builds its automata lazily: a first scan at compile time keeps that off a caller's time.
-_WARM_UP_TEXT = "Reach me at a@example.com or +1 415 555 0100; card 4111 1111 1111 1111."
+_WARM_UP_TEXT = (
+    "Reach me at a@example.com or +1 415 555 0100; card 4111 1111 1111 1111; "
+    "export DB_PASSWORD=Zq8mLx2vR9tYp4w"  # compiles the secret assignment patterns now
+)
 
 
 @dataclass(frozen=True, slots=True)
