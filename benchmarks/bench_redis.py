@@ -70,7 +70,7 @@ from report import (  # noqa: E402
 import govcore  # noqa: E402
 from govcore.backends.redis import AsyncRedisStore, RedisStore  # noqa: E402
 from govcore.config import LoadedConfig, load_config  # noqa: E402
-from govcore.service.keys import conversation_key  # noqa: E402
+from govcore.service.store_keys import conversation_key  # noqa: E402
 from govcore.testing import RedisServer  # noqa: E402
 
 DEMO_CONFIG = ROOT / "govcore" / "demo" / "acme" / "govcore.yaml"

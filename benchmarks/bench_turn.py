@@ -74,7 +74,7 @@ from govcore.backends.memory import MemoryStore
 from govcore.backends.tfidf import TfidfIndex, TfidfRetriever
 from govcore.config import GovernanceSettings
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.service.keys import conversation_key
+from govcore.service.store_keys import conversation_key
 from govcore.testing import FakeClock
 
 try:

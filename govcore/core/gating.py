@@ -21,7 +21,7 @@ from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import PolicyDocument, ToolRule
 
-__all__ = ["CompiledToolRule", "ToolCallOutcome", "check_tool_call", "compile_tool_rules"]
+__all__ = ["CompiledToolRule", "ToolCallOutcome", "compile_tool_rules", "gate_tool_call"]
 
 Path = tuple[str | int, ...]
 _SEPARATOR = "\n\x00\n"  # between joined argument texts: no detector matches across it
@@ -239,7 +239,7 @@ def _fixed_number(original: Any, bound: float) -> Any:
     return bound
 
 
-def check_tool_call(
+def gate_tool_call(
     tool_name: str,
     arguments: Mapping[str, Any],
     *,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from govcore.core.gating import check_tool_call as gate_tool_call
+from govcore.core.gating import gate_tool_call
 from govcore.core.stream_window import STREAM_TRIGGER, resume_stream, stream_record, stream_step
 from govcore.core.verdict import is_safe
 from govcore.core.violations import findings_of, policy_citations, redact
@@ -20,9 +20,9 @@ from govcore.models import (
 )
 from govcore.service.access import Principal
 from govcore.service.effects import Put, Steps, perform, read, without_effects
-from govcore.service.keys import conversation_key, stream_key
 from govcore.service.requests import check_size, check_tool_arguments
 from govcore.service.runtime import Result, Service
+from govcore.service.store_keys import conversation_key, stream_key
 from govcore.service.wire import (
     post_inference_response,
     stream_check_response,

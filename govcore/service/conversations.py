@@ -33,14 +33,14 @@ from govcore.retrieval.analysis import bounded_window
 from govcore.service.access import Principal
 from govcore.service.checks import check_output
 from govcore.service.effects import Delete, Put, Steps, UpdateMany, perform, read
-from govcore.service.keys import (
+from govcore.service.requests import check_size
+from govcore.service.runtime import Result, Service
+from govcore.service.store_keys import (
     conversation_key,
     idempotency_key,
     pre_inference_key,
     stream_key,
 )
-from govcore.service.requests import check_size
-from govcore.service.runtime import Result, Service
 from govcore.service.tenants import CompiledTenant
 from govcore.service.wire import conversation_snapshot, pre_inference_response, turn_response
 from govcore.types import (

@@ -21,7 +21,7 @@ from govcore.decision_log import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
 from govcore.service.access import KeyRing, Principal
 from govcore.service.effects import Admit, Steps, perform
-from govcore.service.keys import rate_window_key
+from govcore.service.store_keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
 from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
 

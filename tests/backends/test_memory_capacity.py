@@ -14,7 +14,7 @@ import pytest
 import govcore
 from govcore.backends.memory import MemoryStore, NamespaceCapacity
 from govcore.policy import PolicyDocument
-from govcore.service.keys import conversation_key
+from govcore.service.store_keys import conversation_key
 from govcore.testing import FakeClock
 from govcore.types import RetrievalHit, RetrievalIndex
 from tests.support import FULL_KEY, OTHER_TENANT_KEY, config, turn

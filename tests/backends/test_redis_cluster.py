@@ -26,7 +26,7 @@ from govcore.backends.redis import (
     RedisOptions,
     RedisStore,
 )
-from govcore.service.keys import conversation_key, idempotency_key
+from govcore.service.store_keys import conversation_key, idempotency_key
 from govcore.testing import (
     AsyncPipelinedStoreConformance,
     AsyncStoreConformance,

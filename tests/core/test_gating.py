@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.core.gating import check_tool_call, compile_tool_rules
+from govcore.core.gating import compile_tool_rules, gate_tool_call
 from govcore.detection.scanner import compile_rules
 from govcore.errors import InvalidRequestError, PermissionDeniedError
 from govcore.policy import PolicyDocument
@@ -441,7 +441,7 @@ def test_allow_is_false_exactly_when_a_confident_fix_violation_exists(
     documents = [
         PolicyDocument.model_validate(_generated_policy(i, s)) for i, s in enumerate(specs)
     ]
-    outcome = check_tool_call(
+    outcome = gate_tool_call(
         "ops.run",
         {"count": 50, "mode": "fast"},
         scanner=compile_rules([]),
@@ -568,7 +568,7 @@ def test_matches_are_found_per_argument_string() -> None:
     scanner = compile_rules((secret_policy, rule) for rule in secret_policy.detect)
     block = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B\n-----END PRIVATE KEY-----"
     arguments = {"note": "-----BEGIN PRIVATE KEY----- (pasted by mistake)", "body": f"key: {block}"}
-    outcome = check_tool_call(
+    outcome = gate_tool_call(
         "send_email", arguments, scanner=scanner, applicable_policies=None, tool_rules=()
     )
     assert [v.matched_text for v in outcome.findings] == [block]

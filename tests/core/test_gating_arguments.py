@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.core.gating import ToolCallOutcome, check_tool_call, compile_tool_rules
+from govcore.core.gating import ToolCallOutcome, compile_tool_rules, gate_tool_call
 from govcore.detection.scanner import compile_rules
 from govcore.policy import PolicyDocument
 from tests.support import policy
@@ -39,7 +39,7 @@ NINETEEN_DIGIT_CARD = 4111111111111111110  # Luhn-valid, above 2**53, within 64 
 
 
 def _check(arguments: dict[str, Any], *, check_keys: bool = True) -> ToolCallOutcome:
-    return check_tool_call(
+    return gate_tool_call(
         "crm.update",
         arguments,
         scanner=PII_SCANNER,
@@ -215,7 +215,7 @@ EMPTY_SCANNER = compile_rules(())
     ids=["int", "string", "float", "other-prefix", "negative", "boolean", "object"],
 )
 def test_a_tool_rule_detect_reads_a_number_at_its_path(account: Any, suggested: Any) -> None:
-    outcome = check_tool_call(
+    outcome = gate_tool_call(
         "crm.update",
         {"account": account},
         scanner=EMPTY_SCANNER,

@@ -11,7 +11,7 @@ import pytest
 import govcore
 from govcore.backends.memory import MemoryStore
 from govcore.core.ratelimit import admit
-from govcore.service.keys import conversation_key, stream_key
+from govcore.service.store_keys import conversation_key, stream_key
 from govcore.testing import FakeClock
 from govcore.types import Admission, PipelinedStore, StoreCommit, StoreReads, StoreWrite
 from tests.support import CHECKS_KEY, FULL_KEY, SLOW_KEY, bearer, checks_config, config, turn

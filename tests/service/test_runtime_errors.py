@@ -17,7 +17,7 @@ import pytest
 
 import govcore
 from govcore.backends.memory import MemoryStore
-from govcore.service.keys import conversation_key, idempotency_key, pre_inference_key
+from govcore.service.store_keys import conversation_key, idempotency_key, pre_inference_key
 from govcore.testing import FakeClock
 from govcore.types import StoreCommit, StoreWrite
 from tests.support import FULL_KEY, bearer, config, turn

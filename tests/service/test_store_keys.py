@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.service.keys import conversation_key, idempotency_key
+from govcore.service.store_keys import conversation_key, idempotency_key
 from govcore.testing import FakeClock
 from tests.support import POLICIES, bearer, turn
 
