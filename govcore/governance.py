@@ -40,7 +40,7 @@ __all__ = ["AsyncGovernance", "Governance"]
 StoreT = TypeVar("StoreT", Store, AsyncStore)
 
 
-class _Deployment(Generic[StoreT]):
+class _GovernanceBase(Generic[StoreT]):
     """What both facades share: building the service, its store and decision log from a
     configuration, and the read-only views of the configuration. The facades differ only in
     how they wait for their store (``StoreT``)."""
@@ -178,7 +178,7 @@ class _Deployment(Generic[StoreT]):
         return self._decisions.flush(timeout)
 
 
-class Governance(_Deployment[Store]):
+class Governance(_GovernanceBase[Store]):
     """Governance of one deployment: tenants, keys, policies and conversation state.
 
     Build it with :meth:`from_config`. It is safe to share between threads, and it holds no
@@ -248,7 +248,7 @@ class Governance(_Deployment[Store]):
         self.close()
 
 
-class AsyncGovernance(_Deployment[AsyncStore]):
+class AsyncGovernance(_GovernanceBase[AsyncStore]):
     """:class:`Governance` for asyncio applications: the same behaviour, on an asynchronous
     store, so that no call blocks the event loop waiting for the store's server.
 
