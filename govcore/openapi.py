@@ -1,10 +1,12 @@
-"""The OpenAPI 3.1 document of the HTTP interface, generated from the endpoint table and the
-wire models (no server library needed).
+"""The OpenAPI 3.1 document of the HTTP interface, generated from the rows of the endpoint table
+and the wire models (no server library needed).
 
-Each endpoint's request and response models are read from its handler's type annotations
-(``run(service, principal, request: TurnRequest) -> Result[TurnResponse]``); a handler that
-takes the path parameter has no request body, and one whose result carries no model answers 204.
-The statuses are those the pipeline can give (docs/api.md, Order of refusals).
+Each row says what its request is (``request``: a body, the path parameter, or neither, with
+an optional query model), its summary, scope, feature setting and what its 404 means. The body
+and response models are read from the handler's type annotations
+(``run(service, principal, request: TurnRequest) -> Result[TurnResponse]``); a result that
+carries no model answers 204. The statuses are those the pipeline can give (docs/api.md, Order
+of refusals); the fields' descriptions are the wire models' own.
 
 Regenerate the copy kept in the repository with::
 
@@ -36,13 +38,12 @@ from govcore.errors import (
 )
 from govcore.http import API_PREFIX
 from govcore.service import effects
-from govcore.service.endpoints import ENDPOINTS, Endpoint
+from govcore.service.endpoints import ENDPOINTS, Endpoint, PathParameter
 from govcore.service.runtime import Result
 
 __all__ = ["openapi_document", "openapi_json"]
 
 _REF = "#/components/schemas/{model}"
-_PARAMETER = "sessionId"
 
 
 # --- error bodies: what GovcoreError.to_body() produces -------------------------------------
@@ -96,28 +97,26 @@ def _coded(code: str, description: str) -> dict[str, Any]:
 
 
 def _models(endpoint: Endpoint[Any, Any]) -> tuple[type[BaseModel] | None, type[BaseModel] | None]:
-    """The request model (``None`` when the request is the path parameter) and the response
-    model (``None`` for a 204) of ``endpoint``, from its handler's annotations."""
+    """The body model (``None`` unless the request is the body) and the response model
+    (``None`` for a 204) of ``endpoint``, from its handler's annotations."""
     run = _handler(endpoint.run)
     # The effect types are named in the handlers' annotations through ``Steps``.
     hints = typing.get_type_hints(run, localns=vars(effects))
-    parameters = list(inspect.signature(run).parameters)
-    request = hints[parameters[2]]
     result = hints["return"]
     if typing.get_origin(result) is collections.abc.Generator:  # Steps[Result[...]]
         result = typing.get_args(result)[2]
     if typing.get_origin(result) is not Result:
         raise TypeError(f"{endpoint.name}: the handler must return a Result")
     (response,) = typing.get_args(result)
-    request_model = (
-        request if isinstance(request, type) and issubclass(request, BaseModel) else None
-    )
-    if request_model is None and request is not str:
-        raise TypeError(f"{endpoint.name}: the request must be a model or the path parameter")
     response_model = (
         response if isinstance(response, type) and issubclass(response, BaseModel) else None
     )
-    return request_model, response_model
+    if endpoint.request != "body":
+        return None, response_model
+    request = hints[list(inspect.signature(run).parameters)[2]]
+    if not (isinstance(request, type) and issubclass(request, BaseModel)):
+        raise TypeError(f"{endpoint.name}: a body request must be a model, not {request!r}")
+    return request, response_model
 
 
 def _handler(run: Any) -> Any:
@@ -149,11 +148,12 @@ def _operation(
             "description": "the answer",
             "content": _content(refs[(response, "serialization")]),
         }
-    what_is_checked = "the body" if request is not None else "the session id"
-    responses["400"] = {
-        "description": f"{InvalidRequestError.code}: {what_is_checked} is not a valid request",
-        "content": _content(_ref("InvalidRequestBody")),
-    }
+    what_is_checked = _what_is_checked(endpoint)
+    if what_is_checked is not None:
+        responses["400"] = {
+            "description": f"{InvalidRequestError.code}: {what_is_checked} is not a valid request",
+            "content": _content(_ref("InvalidRequestBody")),
+        }
     responses["401"] = {
         "description": f"{AuthenticationError.code}: no key, an unknown or a revoked one",
         "headers": {
@@ -167,16 +167,15 @@ def _operation(
         + (f" or the setting {endpoint.feature!r}" if endpoint.feature else ""),
         "content": _content(_coded(PermissionDeniedError.code, "not permitted")),
     }
-    if request is not None:
+    if endpoint.request == "body":
         responses["408"] = {
             "description": "request_timeout: the HTTP service did not receive the whole body "
             "in time (`body_timeout`, 30 s by default); the connection is closed",
             "content": _content(_coded("request_timeout", "the body did not arrive in time")),
         }
-    if request is None:
+    if endpoint.not_found is not None:
         responses["404"] = {
-            "description": f"{NotFoundError.code}: no such conversation for the key's tenant "
-            "(or a session id that is not valid percent-encoded UTF-8)",
+            "description": f"{NotFoundError.code}: {endpoint.not_found}",
             "content": _content(_coded(NotFoundError.code, "not found")),
         }
     responses["429"] = {
@@ -201,21 +200,15 @@ def _operation(
     }
     operation: dict[str, Any] = {
         "operationId": _camel(endpoint.name),
-        "summary": _summary(endpoint),
+        "summary": endpoint.summary,
         "description": f"Needs the scope `{endpoint.scope}`"
         + (f" and the key setting `{endpoint.feature}: allowed`." if endpoint.feature else "."),
     }
-    if request is None:
-        operation["parameters"] = [
-            {
-                "name": _PARAMETER,
-                "in": "path",
-                "required": True,
-                "description": "the conversation's session id (1 to 256 characters)",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 256},
-            }
-        ]
-    else:
+    if endpoint.parameter is not None:
+        operation["parameters"] = [_path_parameter(endpoint.path, endpoint.parameter)]
+    elif endpoint.query is not None:
+        operation["parameters"] = _query_parameters(endpoint.name, endpoint.query)
+    if request is not None:
         operation["requestBody"] = {
             "required": True,
             "description": "a JSON object of at most `max_body_bytes` (8 MiB by default; a tool "
@@ -231,24 +224,48 @@ def _camel(name: str) -> str:
     return first + "".join(part.title() for part in rest)
 
 
-# The headings of docs/api.md.
-_SUMMARIES = {
-    "record_turn": "Record a turn",
-    "get_conversation": "Read a conversation",
-    "delete_conversation": "Delete a conversation",
-    "pre_inference": "Pre-inference (legacy)",
-    "check_tool_call": "Check a tool call",
-    "post_inference": "Post-inference",
-    "check_output_stream": "Streaming check",
-    "finalize_output": "Finalize a streamed output",
-}
+def _what_is_checked(endpoint: Endpoint[Any, Any]) -> str | None:
+    """What a 400 of ``endpoint`` refuses; ``None`` when it takes nothing that could be wrong."""
+    if endpoint.request == "body":
+        return "the body"
+    if endpoint.parameter is not None:
+        return f"the {endpoint.parameter.noun}"
+    if endpoint.query is not None:
+        return "the query string"
+    return None
 
 
-def _summary(endpoint: Endpoint[Any, Any]) -> str:
-    try:
-        return _SUMMARIES[endpoint.name]
-    except KeyError:
-        raise TypeError(f"{endpoint.name}: no summary for the OpenAPI document") from None
+def _path_parameter(path: str, parameter: PathParameter) -> dict[str, Any]:
+    """The route's path parameter (its last segment, ``{name}``)."""
+    return {
+        "name": path.rsplit("/", 1)[1].strip("{}"),
+        "in": "path",
+        "required": True,
+        "description": parameter.description,
+        "schema": {"type": "string", "minLength": 1, "maxLength": parameter.max_length},
+    }
+
+
+def _query_parameters(name: str, query: type[BaseModel]) -> list[dict[str, Any]]:
+    """One query parameter per field of ``query``, by its wire name."""
+    schema = query.model_json_schema(by_alias=True, ref_template=_REF)
+    if "$defs" in schema:
+        raise TypeError(f"{name}: a query model's fields must be plain values, not models")
+    required = set(schema.get("required", ()))
+    parameters = []
+    for field_name, field_schema in schema["properties"].items():
+        parameter: dict[str, Any] = {
+            "name": field_name,
+            "in": "query",
+            "required": field_name in required,
+        }
+        field_schema = dict(field_schema)
+        if "description" in field_schema:
+            parameter["description"] = field_schema.pop("description")
+        field_schema.pop("title", None)
+        parameter["schema"] = field_schema
+        parameters.append(parameter)
+    return parameters
 
 
 def _wire_models(
@@ -266,14 +283,17 @@ def _wire_models(
     return list(dict.fromkeys(wanted))
 
 
-def openapi_document(mount: str = API_PREFIX) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of every endpoint of :data:`govcore.service.endpoints.ENDPOINTS`,
-    served under ``mount``."""
+def openapi_document(
+    mount: str = API_PREFIX, endpoints: Iterable[Endpoint[Any, Any]] = ENDPOINTS
+) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``endpoints`` (by default every endpoint of the interface,
+    :data:`govcore.service.endpoints.ENDPOINTS`), served under ``mount``."""
+    endpoints = tuple(endpoints)
     refs, definitions = models_json_schema(
-        _wire_models(ENDPOINTS), by_alias=True, ref_template=_REF
+        _wire_models(endpoints), by_alias=True, ref_template=_REF
     )
     paths: dict[str, dict[str, Any]] = {}
-    for endpoint in ENDPOINTS:
+    for endpoint in endpoints:
         path = mount.rstrip("/") + endpoint.path
         paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
     return {
