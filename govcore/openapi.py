@@ -49,6 +49,9 @@ _REF = "#/components/schemas/{model}"
 # --- error bodies: what GovcoreError.to_body() produces -------------------------------------
 
 
+_MESSAGE = "what is wrong, for people"
+
+
 class _ErrorModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -57,31 +60,39 @@ class ErrorBody(_ErrorModel):
     """The body of every refusal: a stable code and a message for people."""
 
     error: str = Field(description="machine-readable code, e.g. unauthenticated")
-    message: str
+    message: str = Field(description=_MESSAGE)
 
 
 class FieldProblemBody(_ErrorModel):
     """One offending field of a 400: its wire path and what is wrong."""
 
-    field: str = Field(max_length=128)
-    message: str = Field(max_length=256)
+    field: str = Field(
+        max_length=128,
+        description="the field's wire path (turn.role, priorHistory[0].content), or body for "
+        "the body as a whole",
+    )
+    message: str = Field(max_length=256, description="what is wrong with it")
 
 
 class InvalidRequestBody(_ErrorModel):
     """400: the request is malformed or breaks a rule; ``details`` names each field."""
 
-    error: Literal["invalid_request"]
-    message: str
-    details: list[FieldProblemBody] = Field(max_length=20)
+    error: Literal["invalid_request"] = Field(description="the code of a 400")
+    message: str = Field(description=_MESSAGE)
+    details: list[FieldProblemBody] = Field(
+        max_length=20, description="each offending field (the first 20)"
+    )
 
 
 class RateLimitedBody(_ErrorModel):
     """429: the key's rate limit is used up."""
 
-    error: Literal["rate_limited"]
-    message: str
-    window_seconds: int
-    retry_after: int = Field(ge=1)
+    error: Literal["rate_limited"] = Field(description="the code of a 429")
+    message: str = Field(description=_MESSAGE)
+    window_seconds: int = Field(description="the length of the rate-limit window, in seconds")
+    retry_after: int = Field(
+        ge=1, description="whole seconds until a request will be admitted again"
+    )
 
 
 def _coded(code: str, description: str) -> dict[str, Any]:
