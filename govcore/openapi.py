@@ -15,16 +15,26 @@ Regenerate the copy kept in the repository with::
 
 from __future__ import annotations
 
+import ast
 import collections.abc
+import functools
 import inspect
+import itertools
 import json
 import sys
+import textwrap
 import typing
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.json_schema import JsonSchemaMode, models_json_schema
+from pydantic.json_schema import (
+    GenerateJsonSchema,
+    JsonSchemaMode,
+    JsonSchemaValue,
+    models_json_schema,
+)
+from pydantic_core import core_schema
 
 from govcore import __version__
 from govcore.errors import (
@@ -102,6 +112,56 @@ def _coded(code: str, description: str) -> dict[str, Any]:
         "properties": {"error": {"const": code}},
         "description": description,
     }
+
+
+# --- field descriptions: the wire models' attribute docstrings ------------------------------
+
+
+class _DescribedFields(GenerateJsonSchema):
+    """JSON schemas whose fields carry the models' attribute docstrings as descriptions.
+
+    The docstrings are read here, when a document is generated, rather than by pydantic's
+    ``use_attribute_docstrings`` when each model is defined: that parses every model's source
+    at import, which made ``import govcore`` 15 ms slower. Validation never sees them.
+    """
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        model: type[BaseModel] = schema["cls"]
+        docstrings = _attribute_docstrings(model)
+        properties = json_schema.get("properties", {})
+        for name, field in model.model_fields.items():
+            wire_name = field.alias if self.by_alias and field.alias else name
+            described = properties.get(wire_name)
+            if described is not None and name in docstrings and "description" not in described:
+                described["description"] = docstrings[name]
+        return json_schema
+
+
+@functools.cache
+def _attribute_docstrings(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring (the string right below its annotation), ``model``'s own and
+    those of the models it extends; empty when the source cannot be read."""
+    docstrings: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for statement, following in itertools.pairwise(body):
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                text = inspect.cleandoc(following.value.value)
+                docstrings[statement.target.id] = " ".join(text.split("\n"))
+    return docstrings
 
 
 # --- the endpoints --------------------------------------------------------------------------
@@ -259,7 +319,9 @@ def _path_parameter(path: str, parameter: PathParameter) -> dict[str, Any]:
 
 def _query_parameters(name: str, query: type[BaseModel]) -> list[dict[str, Any]]:
     """One query parameter per field of ``query``, by its wire name."""
-    schema = query.model_json_schema(by_alias=True, ref_template=_REF)
+    schema = query.model_json_schema(
+        by_alias=True, ref_template=_REF, schema_generator=_DescribedFields
+    )
     if "$defs" in schema:
         raise TypeError(f"{name}: a query model's fields must be plain values, not models")
     required = set(schema.get("required", ()))
@@ -301,7 +363,10 @@ def openapi_document(
     :data:`govcore.service.endpoints.ENDPOINTS`), served under ``mount``."""
     endpoints = tuple(endpoints)
     refs, definitions = models_json_schema(
-        _wire_models(endpoints), by_alias=True, ref_template=_REF
+        _wire_models(endpoints),
+        by_alias=True,
+        ref_template=_REF,
+        schema_generator=_DescribedFields,
     )
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in endpoints:
