@@ -121,7 +121,8 @@ ROUTER = Router(ENDPOINTS)
 
 def split_target(target: str) -> tuple[str, str]:
     """A request target's path and its query string (``""`` when none); a fragment is dropped."""
-    target = target.split("#", 1)[0]
+    if "#" in target:  # the test first: dispatch splits every request's target
+        target = target.split("#", 1)[0]
     path, _, query = target.partition("?")
     return path, query
 

@@ -182,16 +182,15 @@ class Endpoint(Generic[RequestT, ResponseT]):
 
     def __post_init__(self) -> None:
         # Every reader trusts these facts; a row that breaks one fails where it is written.
-        *_, last = self.path.rpartition("/")
-        has_parameter = last.startswith("{") and last.endswith("}")
-        if (self.request == "path") != has_parameter or (self.request == "path") != (
-            self.parameter is not None
-        ):
+        last = self.path.rpartition("/")[2]
+        takes_path = self.request == "path"
+        route_has_parameter = last.startswith("{") and last.endswith("}")
+        if takes_path != route_has_parameter or takes_path != (self.parameter is not None):
             raise ValueError(
                 f"{self.name}: request='path' goes with a route ending in {{name}} and a "
                 "PathParameter, and only with them"
             )
-        if self.request == "path" and self.not_found is None:
+        if takes_path and self.not_found is None:
             raise ValueError(
                 f"{self.name}: a route with a path parameter can answer 404; say what it means "
                 "with not_found"
