@@ -243,10 +243,14 @@ class _Client:
         self.sent.append(message)
 
     def run(
-        self, app: GovernanceApp, path: str, headers: list[tuple[bytes, bytes]]
+        self,
+        app: GovernanceApp,
+        path: str,
+        headers: list[tuple[bytes, bytes]],
+        method: str = "POST",
     ) -> HttpResponse:
         scope = {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
             "headers": [(b"authorization", f"Bearer {CHECKS_KEY}".encode()), *headers],
         }  # fmt: skip
@@ -313,6 +317,18 @@ def test_content_length_over_the_limit_is_refused_without_reading(
     assert response.status == 400
     assert response.body == _refusal_body(small_limit_governance, path, limit + 1)
     assert response.headers["connection"] == "close"
+
+
+def test_a_body_sent_to_an_endpoint_that_takes_none_is_never_read(
+    small_limit_governance: govcore.Governance,
+) -> None:
+    """Only an endpoint whose request is its body has its body read: a GET's body, however
+    long, is left unread and the request answered as without it."""
+    app = create_app(ThreadedGovernance(small_limit_governance))
+    client = _Client(_endless(b"x" * CHUNK, 50 * 1024 * 1024))
+    response = client.run(app, PREFIX + "/governance/conversation/nobody", [], method="GET")
+    assert (response.status, json.loads(response.body)["error"]) == (404, "not_found")
+    assert client.pulled == 0
 
 
 class _StalledClient(_Client):
