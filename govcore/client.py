@@ -2,13 +2,16 @@
 
 :class:`GovernanceClient` runs each request on a blocking store; :class:`AsyncGovernanceClient`
 has the same methods, each awaitable, and awaits an asynchronous store. Both run the same
-handlers (:mod:`govcore.service.effects`).
+handlers (:mod:`govcore.service.effects`), and share their plumbing in :class:`BaseClient` (as
+httpx's ``Client`` and ``AsyncClient`` share ``BaseClient``): each method names its row of the
+endpoint table (:mod:`govcore.service.endpoints`) and is one line in either facade, written out
+so that its signature and types are exact.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from govcore.core.selection import SelectionExplanation
 from govcore.models import (
@@ -26,18 +29,67 @@ from govcore.models import (
     TurnResponse,
 )
 from govcore.service import endpoints
-from govcore.service.effects import run_async, run_sync
+from govcore.service.effects import Steps, run_async, run_sync
 from govcore.service.endpoints import Endpoint, call
-from govcore.service.runtime import Service
+from govcore.service.runtime import Result, Service
 from govcore.types import AsyncStore, Store
 
-__all__ = ["AsyncGovernanceClient", "GovernanceClient"]
+__all__ = ["AsyncGovernanceClient", "BaseClient", "GovernanceClient"]
 
 RequestT = TypeVar("RequestT")
 ResponseT = TypeVar("ResponseT")
+StoreT = TypeVar("StoreT", Store, AsyncStore)
 
 
-class GovernanceClient:
+class BaseClient(Generic[StoreT]):
+    """What both typed clients share: the service, the store and the key of every request,
+    turning a call into the pipeline's steps, and the answer of those steps.
+
+    A facade adds only how it waits for its store: :class:`GovernanceClient` runs the steps on
+    a blocking store, :class:`AsyncGovernanceClient` awaits them on an asynchronous one.
+    """
+
+    def __init__(self, service: Service, store: StoreT, api_key: str) -> None:
+        self._service = service
+        self._store: StoreT = store
+        self._api_key = api_key
+
+    def _steps(
+        self, endpoint: Endpoint[RequestT, ResponseT], payload: Any
+    ) -> Steps[Result[ResponseT]]:
+        """The pipeline of one request to ``endpoint`` (:func:`~govcore.service.endpoints.call`):
+        ``payload`` is a request model, a mapping of wire fields, a path parameter or ``None``."""
+        return call(self._service, endpoint, self._api_key, payload)
+
+    @staticmethod
+    def _answer(result: Result[ResponseT]) -> ResponseT:
+        """The model of an endpoint that answers one (every endpoint but a 204's)."""
+        model = result.model
+        assert model is not None
+        return model
+
+    @staticmethod
+    def _explain_request(
+        message: str,
+        session_id: str | None,
+        recent_context: Sequence[str] | None,
+        attributes: Mapping[str, Any] | None,
+        policy_area_ids: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """The wire request of an explanation, from the explain methods' arguments."""
+        request: dict[str, Any] = {"message": message}
+        if session_id is not None:
+            request["sessionId"] = session_id
+        if recent_context is not None:
+            request["recentContext"] = list(recent_context)
+        if attributes is not None:
+            request["endUserContext"] = {"attributes": dict(attributes)}
+        if policy_area_ids is not None:
+            request["policyAreaIds"] = list(policy_area_ids)
+        return request
+
+
+class GovernanceClient(BaseClient[Store]):
     """Typed, in-process access with one API key.
 
     Each method takes the endpoint's request model or a mapping with the wire (camelCase) field
@@ -48,18 +100,11 @@ class GovernanceClient:
     call or a found violation is a result, not an exception.
     """
 
-    def __init__(self, service: Service, store: Store, api_key: str) -> None:
-        self._service = service
-        self._store = store
-        self._api_key = api_key
-
-    def _run(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT | None:
-        return run_sync(call(self._service, endpoint, self._api_key, payload), self._store).model
+    def _run(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> Result[ResponseT]:
+        return run_sync(self._steps(endpoint, payload), self._store)
 
     def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
-        model = self._run(endpoint, payload)
-        assert model is not None
-        return model
+        return self._answer(self._run(endpoint, payload))
 
     def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
         """Record one turn and return the policies that apply now, with the diff."""
@@ -91,7 +136,9 @@ class GovernanceClient:
         conversation holds from earlier turns count as held. Records and renews nothing;
         needs ``governance:read``. Not part of the HTTP interface.
         """
-        request = _explain_request(message, session_id, recent_context, attributes, policy_area_ids)
+        request = self._explain_request(
+            message, session_id, recent_context, attributes, policy_area_ids
+        )
         return self._call(endpoints.EXPLAIN_SELECTION, request)
 
     def pre_inference(
@@ -123,23 +170,17 @@ class GovernanceClient:
         return self._call(endpoints.FINALIZE_OUTPUT, request)
 
 
-class AsyncGovernanceClient:
+class AsyncGovernanceClient(BaseClient[AsyncStore]):
     """:class:`GovernanceClient` for asyncio: the same methods, each awaitable, returning the
     same models and raising the same errors. Waiting for the store never blocks the loop."""
 
-    def __init__(self, service: Service, store: AsyncStore, api_key: str) -> None:
-        self._service = service
-        self._store = store
-        self._api_key = api_key
-
-    async def _run(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT | None:
-        steps = call(self._service, endpoint, self._api_key, payload)
-        return (await run_async(steps, self._store)).model
+    async def _run(
+        self, endpoint: Endpoint[RequestT, ResponseT], payload: Any
+    ) -> Result[ResponseT]:
+        return await run_async(self._steps(endpoint, payload), self._store)
 
     async def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
-        model = await self._run(endpoint, payload)
-        assert model is not None
-        return model
+        return self._answer(await self._run(endpoint, payload))
 
     async def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
         """As :meth:`GovernanceClient.record_turn`."""
@@ -163,7 +204,9 @@ class AsyncGovernanceClient:
         policy_area_ids: Sequence[str] | None = None,
     ) -> SelectionExplanation:
         """As :meth:`GovernanceClient.explain_selection`."""
-        request = _explain_request(message, session_id, recent_context, attributes, policy_area_ids)
+        request = self._explain_request(
+            message, session_id, recent_context, attributes, policy_area_ids
+        )
         return await self._call(endpoints.EXPLAIN_SELECTION, request)
 
     async def pre_inference(
@@ -195,23 +238,3 @@ class AsyncGovernanceClient:
     ) -> PostInferenceResponse:
         """As :meth:`GovernanceClient.finalize_output`."""
         return await self._call(endpoints.FINALIZE_OUTPUT, request)
-
-
-def _explain_request(
-    message: str,
-    session_id: str | None,
-    recent_context: Sequence[str] | None,
-    attributes: Mapping[str, Any] | None,
-    policy_area_ids: Sequence[str] | None,
-) -> dict[str, Any]:
-    """The wire request of an explanation, from the client methods' arguments."""
-    request: dict[str, Any] = {"message": message}
-    if session_id is not None:
-        request["sessionId"] = session_id
-    if recent_context is not None:
-        request["recentContext"] = list(recent_context)
-    if attributes is not None:
-        request["endUserContext"] = {"attributes": dict(attributes)}
-    if policy_area_ids is not None:
-        request["policyAreaIds"] = list(policy_area_ids)
-    return request

@@ -1,9 +1,9 @@
 """The transport-neutral dispatcher: one call per HTTP request, no network involved.
 
-This is the only place where errors become statuses. Routing comes first (404, 405), then the
-endpoint's pipeline (401, 429, 403, 400, then the endpoint's own outcomes); a
-:class:`~govcore.errors.GovcoreError` becomes its status and JSON body, and anything else a bare
-500, so :func:`dispatch` never raises.
+This is the only place where errors become statuses. Routing comes first (404, 405), over the
+rows of the endpoint table (:class:`Router`), then the endpoint's pipeline (401, 429, 403, 400,
+then the endpoint's own outcomes); a :class:`~govcore.errors.GovcoreError` becomes its status
+and JSON body, and anything else a bare 500, so :func:`dispatch` never raises.
 """
 
 from __future__ import annotations
@@ -25,10 +25,19 @@ from govcore.errors import (
 )
 from govcore.service.access import bearer_token
 from govcore.service.effects import Steps
-from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, call
+from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, RawQuery, call
 from govcore.service.runtime import Service
 
-__all__ = ["API_PREFIX", "Headers", "HttpResponse", "dispatch", "route"]
+__all__ = [
+    "API_PREFIX",
+    "ROUTER",
+    "Headers",
+    "HttpResponse",
+    "Router",
+    "dispatch",
+    "route",
+    "split_target",
+]
 
 API_PREFIX = "/api/v1/agent"
 _JSON = "application/json"
@@ -52,56 +61,75 @@ class HttpResponse:
 _Routes = dict[str, dict[str, Endpoint[Any, Any]]]  # path (or prefix) -> method -> endpoint
 
 
-def _routing_tables() -> tuple[_Routes, _Routes]:
-    """The endpoint table by fixed path, and by the prefix of paths that end in the one path
-    parameter (the session id)."""
-    parameter = "{sessionId}"
-    fixed: _Routes = {}
-    with_parameter: _Routes = {}
-    for endpoint in ENDPOINTS:
-        if endpoint.path.endswith(parameter):
-            prefix = endpoint.path.removesuffix(parameter)
-            with_parameter.setdefault(prefix, {})[endpoint.method] = endpoint
-        else:
-            fixed.setdefault(endpoint.path, {})[endpoint.method] = endpoint
-    return fixed, with_parameter
+class Router:
+    """Routes a method and path to a row of an endpoint table.
+
+    Paths are matched exactly, then by the prefix of the routes that end in a path parameter
+    (``/governance/conversation/`` for ``{sessionId}``), so a fixed route wins over a parameter
+    that would spell it: ``POST /governance/conversation/turn`` records a turn, and ``GET`` of
+    the same path reads the session named ``turn``.
+    """
+
+    __slots__ = ("_fixed", "_with_parameter")
+
+    def __init__(self, endpoints: Iterable[Endpoint[Any, Any]]) -> None:
+        self._fixed: _Routes = {}
+        self._with_parameter: _Routes = {}
+        for endpoint in endpoints:
+            if endpoint.request == "path":
+                prefix = endpoint.path[: endpoint.path.rindex("/") + 1]
+                self._with_parameter.setdefault(prefix, {})[endpoint.method] = endpoint
+            else:
+                self._fixed.setdefault(endpoint.path, {})[endpoint.method] = endpoint
+
+    def route(self, method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
+        """The endpoint of ``method path`` (a path with or without the mount prefix, without a
+        query string; ``method`` in upper case) and its percent-decoded path parameter, if any.
+
+        Raises:
+            NotFoundError: no endpoint at the path (404).
+            MethodNotAllowedError: the path takes other methods (405).
+            UnicodeDecodeError: the path parameter is not valid percent-encoded UTF-8.
+        """
+        if path.startswith(API_PREFIX + "/"):
+            path = path[len(API_PREFIX) :]
+        if len(path) > 1 and path.endswith("/"):
+            path = path[:-1]
+        methods: dict[str, Endpoint[Any, Any]] = {}
+        fixed = self._fixed.get(path)
+        if fixed is not None:
+            if method in fixed:
+                return fixed[method], None
+            methods.update(fixed)
+        for prefix, endpoints in self._with_parameter.items():
+            rest = path[len(prefix) :] if path.startswith(prefix) else ""
+            if rest and "/" not in rest:
+                if method in endpoints:
+                    return endpoints[method], unquote(rest, errors="strict")
+                methods.update(endpoints)
+        if not methods:
+            raise NotFoundError(f"no endpoint at {clip(path, 200)!r}")
+        allowed = sorted(methods)
+        raise MethodNotAllowedError(
+            f"{clip(method, 20)} is not allowed here; use {', '.join(allowed)}", allowed
+        )
 
 
-_FIXED, _WITH_PARAMETER = _routing_tables()
+ROUTER = Router(ENDPOINTS)
+"""The router of the HTTP interface: :data:`govcore.service.endpoints.ENDPOINTS`."""
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """A request target's path and its query string (``""`` when none); a fragment is dropped."""
+    if "#" in target:  # the test first: dispatch splits every request's target
+        target = target.split("#", 1)[0]
+    path, _, query = target.partition("?")
+    return path, query
 
 
 def route(method: str, path: str) -> tuple[Endpoint[Any, Any], str | None]:
-    """The endpoint of ``method path`` (a path with or without the mount prefix; ``method``
-    in upper case) and its percent-decoded path parameter, if any.
-
-    Raises:
-        NotFoundError: no endpoint at the path (404).
-        MethodNotAllowedError: the path takes other methods (405).
-        UnicodeDecodeError: the path parameter is not valid percent-encoded UTF-8.
-    """
-    path = path.split("?", 1)[0].split("#", 1)[0]
-    if path.startswith(API_PREFIX + "/"):
-        path = path[len(API_PREFIX) :]
-    if len(path) > 1 and path.endswith("/"):
-        path = path[:-1]
-    methods: dict[str, Endpoint[Any, Any]] = {}
-    fixed = _FIXED.get(path)
-    if fixed is not None:
-        if method in fixed:
-            return fixed[method], None
-        methods.update(fixed)
-    for prefix, endpoints in _WITH_PARAMETER.items():
-        rest = path[len(prefix) :] if path.startswith(prefix) else ""
-        if rest and "/" not in rest:
-            if method in endpoints:
-                return endpoints[method], unquote(rest, errors="strict")
-            methods.update(endpoints)
-    if not methods:
-        raise NotFoundError(f"no endpoint at {clip(path, 200)!r}")
-    allowed = sorted(methods)
-    raise MethodNotAllowedError(
-        f"{clip(method, 20)} is not allowed here; use {', '.join(allowed)}", allowed
-    )
+    """:meth:`Router.route` of :data:`ROUTER`; ``path`` may carry a query string (ignored)."""
+    return ROUTER.route(method, split_target(path)[0])
 
 
 def _error_response(error: GovcoreError) -> HttpResponse:
@@ -157,9 +185,15 @@ def dispatch(
     path: str,
     headers: Headers,
     body: bytes | str | None,
+    router: Router = ROUTER,
 ) -> Steps[HttpResponse]:
     """Answer one request (a generator of store effects that never raises); see
-    :meth:`govcore.Governance.handle`."""
+    :meth:`govcore.Governance.handle`.
+
+    The endpoint's row says what its request is: the body, the path parameter, or (with a
+    query model) the query string. Whatever else the request carries is ignored, as the
+    interface says: a body sent to a GET, a query string to an endpoint without a query model.
+    """
     try:
         if not isinstance(method, str) or not isinstance(path, str):
             raise NotFoundError("method and path must be strings")
@@ -167,8 +201,15 @@ def dispatch(
             body = bytes(body)
         elif body is not None and not isinstance(body, bytes | str):
             body = b"\x00not-a-body"  # fails JSON parsing with a 400, like any garbage
-        endpoint, parameter = route(method.upper(), path)
-        payload = RawBody(body) if parameter is None else parameter
+        path, query = split_target(path)
+        endpoint, parameter = router.route(method.upper(), path)
+        payload: RawBody | RawQuery | str | None
+        if endpoint.request == "body":
+            payload = RawBody(body)
+        elif endpoint.request == "path":
+            payload = parameter
+        else:
+            payload = None if endpoint.query is None else RawQuery(query)
         result = yield from call(service, endpoint, bearer_token(_lowered(headers)), payload)
         if result.model is None:
             return HttpResponse(204)

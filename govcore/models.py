@@ -238,12 +238,20 @@ class ApplicablePolicy(_WireModel):
     """A policy as the API shows it (docs/api.md, ApplicablePolicy)."""
 
     id: str
+    """the policy's id, unique within the tenant"""
     title: str
+    """the policy's title"""
     summary: str
+    """the policy's summary"""
     severity: float
+    """the policy's severity; an integral one is written as an integer (5), others as a fraction
+    (3.5)"""
     enforcement: Enforcement
+    """fix, warning or audit"""
     citation_ref: str
+    """the label to cite the policy by; also used in the injection block"""
     tags: list[str]
+    """the policy's tags; empty when it has none"""
 
     @field_serializer("severity")
     def _serialize_severity(self, severity: float) -> float | int:
@@ -255,20 +263,32 @@ class BindingEvent(_WireModel):
     """A start or release of a policy's binding in a conversation (docs/api.md, BindingEvent)."""
 
     turn_index: int
+    """the turn at which it happened"""
     policy_id: str
+    """the policy whose binding started or was released"""
     event: BindingEventKind
+    """binding_started (the policy became applicable) or binding_released (it stopped applying)"""
     ts: str
+    """timestamp of that turn (ISO 8601 in UTC, with milliseconds and a Z)"""
 
 
 class Violation(_WireModel):
     """A violation as tool-call checks report it (docs/api.md, Violation)."""
 
     policy_id: str
+    """the policy whose rule matched"""
     matched_text: str
+    """the offending text: the matched part of the output or argument, or for a tool rule the
+    offending argument value (a number as its JSON text) or the tool's name when the tool is
+    denied"""
     explanation: str
+    """why it is a violation: the rule's explanation, or a default one"""
     severity: float
+    """the policy's severity"""
     confidence: float
+    """the confidence of the rule that matched, 0 to 1 (default 0.9)"""
     enforcement_type: Enforcement
+    """the policy's enforcement: fix, warning or audit"""
 
     @field_serializer("severity")
     def _serialize_severity(self, severity: float) -> float | int:
@@ -279,12 +299,15 @@ class OutputViolation(Violation):
     """A violation of a post-inference check: with its replacement text."""
 
     enforcement_text: str
+    """the text that replaces the match in a redaction: the rule's replacement, or else a default
+    naming what was removed"""
 
 
 class StreamViolation(OutputViolation):
     """A violation of a streaming check: with its zero-based offset into ``fullText``."""
 
     offset: int
+    """where the match starts in fullText (in code points, from 0)"""
 
 
 # --- conversation turn ------------------------------------------------------------------
@@ -303,14 +326,18 @@ class Turn(_WireModel):
     """The turn being recorded."""
 
     role: Role
+    """user, assistant or tool; system is refused"""
     content: Text
+    """the text of the turn; at most 256 KiB of UTF-8"""
 
 
 class HistoryEntry(_WireModel):
     """One earlier turn in ``priorHistory``: ``{role, content}``."""
 
     role: Role
+    """user, assistant or tool; system is refused"""
     content: Text
+    """the text of that earlier turn; at most 256 KiB of UTF-8"""
 
 
 AttributeScalar = str | int | float | bool | None
@@ -350,6 +377,8 @@ class EndUserContext(_WireModel):
         ]
         | None
     ) = None
+    """attribute name to a string, number, boolean or null, or an array of those; matched against
+    the policies' appliesWhen conditions; never stored"""
 
 
 TokenBudget = Annotated[int, Field(ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)]
@@ -361,15 +390,31 @@ class TurnRequest(_WireModel):
     """``POST /governance/conversation/turn`` (docs/api.md, Record a turn)."""
 
     session_id: Identifier
+    """the caller's id of the conversation, stable across its turns; 1 to 256 characters, no
+    control characters"""
     turn: Turn
+    """the turn to record"""
     recent_context: Annotated[list[Text], Field(max_length=50)] | None = None
+    """the last few turns before this one, to help retrieval understand a short turn; at most 50
+    entries of 256 KiB each; the last 3 are used; never stored"""
     prior_history: Annotated[list[HistoryEntry], Field(max_length=1000)] | None = None
+    """earlier turns of a conversation that started elsewhere, used only on the first call of a
+    session; each entry counts as an earlier turn; at most 1000 entries; never stored"""
     end_user_context: EndUserContext | None = None
+    """who the end user is"""
     policy_area_ids: AreaIds | None = None
+    """limit retrieval to the policies of these areas (each a non-empty string, at most 100);
+    alwaysOn policies apply whatever it says"""
     token_budget: TokenBudget = DEFAULT_TOKEN_BUDGET
+    """the most tokens injectionBlock may take; 50 to 4000"""
     idempotency_key: Identifier | None = None
+    """makes a retry safe: a replay within 5 minutes returns the first response; 1 to 256
+    characters, no control characters"""
     check_output: bool = False
+    """also check turn.content as a model output, as post-inference does; only with turn.role
+    assistant"""
     ttl_seconds: TtlSeconds | None = None
+    """how long the conversation is kept after this turn; 300 to 604800"""
 
     @field_validator("check_output")
     @classmethod
@@ -397,44 +442,73 @@ class TurnDiff(_WireModel):
     """What changed at a turn (docs/api.md, Record a turn)."""
 
     newly_applicable: list[ApplicablePolicy]
+    """policies that became applicable at this turn"""
     newly_released: list[ApplicablePolicy]
+    """policies that stopped applying at this turn"""
     still_active: list[ApplicablePolicy]
+    """policies that applied before and still do"""
     binding_events: list[BindingEvent]
+    """one event per start and per release at this turn, starts first"""
 
 
 class PostInferenceResponse(_WireModel):
     """Verdict on a finished output (docs/api.md, Post-inference); also the finalize response."""
 
     safe: bool
+    """false exactly when a violation has enforcementType fix and confidence of at least 0.7;
+    warning and audit violations leave the output safe"""
     risk_score: float
+    """the chance that at least one violation is real, 0 to 1, rounded to 4 decimals; 0 without
+    violations"""
     violations: list[OutputViolation]
+    """with enforcementText, in text order"""
     suggested_redaction: str
+    """the checked text with each match replaced by its enforcementText; equal to the text when
+    nothing was found"""
     policy_citations: list[str]
+    """the ids of the policies with violations, each once, in order of first violation"""
     trace_id: str
+    """identifies the check in the decision log (32 hexadecimal digits)"""
 
 
 class TurnResponse(_WireModel):
     """Response of the turn endpoint (docs/api.md, Record a turn)."""
 
     session_id: str
+    """as sent"""
     turn_index: int
+    """the number of this turn: 1 for the first turn of a conversation; entries of priorHistory
+    count as earlier turns"""
     diff: TurnDiff
+    """what changed at this turn"""
     active_policies: list[ApplicablePolicy]
+    """every policy that applies after this turn (newlyApplicable and stillActive)"""
     injection_block: str
+    """text for the model's prompt naming each applicable policy with its citationRef; "" when
+    nothing applies"""
     token_estimate: int
+    """estimated tokens of injectionBlock; never more than tokenBudget; 0 for an empty block"""
     post_inference_check: PostInferenceResponse | None
+    """the check of turn.content when checkOutput is true, else null"""
     trace_id: str | None
+    """with checkOutput, the check's traceId; otherwise a new id"""
 
 
 class ConversationSnapshot(_WireModel):
     """``GET /governance/conversation/{sessionId}`` (docs/api.md, Read a conversation)."""
 
     session_id: str
+    """the conversation's session id"""
     turn_count: int
+    """the number of the last recorded turn (equal to its turnIndex)"""
     active_policies: list[ApplicablePolicy]
+    """the policies that apply after the last turn"""
     injection_block: str
+    """the block of the last turn"""
     binding_log: list[BindingEvent]
+    """the conversation's binding events, oldest first; the latest 500 are kept"""
     updated_at: str
+    """timestamp of the last recorded turn"""
 
 
 # --- legacy pre-inference ---------------------------------------------------------------
@@ -451,25 +525,43 @@ class PreInferenceRequest(_WireModel):
     """
 
     session_id: Identifier
+    """1 to 256 characters, no control characters; echoed, not stored"""
     prompt: Text
+    """the prompt about to be sent to the model; at most 256 KiB"""
     recent_messages: Annotated[list[RecentMessage], Field(max_length=50)] | None = None
+    """earlier messages, each a string or a {role, content} object; at most 50, each at most 256
+    KiB"""
     context: JsonObject | None = None
+    """free-form JSON; accepted and not used for selection"""
     end_user_context: EndUserContext | None = None
+    """who the end user is, as for a turn"""
     policy_area_ids: AreaIds | None = None
+    """limit retrieval to the policies of these areas, as for a turn"""
     token_budget: TokenBudget = DEFAULT_TOKEN_BUDGET
+    """the most tokens injectionBlock may take; 50 to 4000"""
     is_update: bool = False
+    """true asks for a fresh answer rather than a cached one"""
 
 
 class PreInferenceResponse(_WireModel):
     """Response of the legacy pre-inference call (docs/api.md, Pre-inference)."""
 
     session_id: str
+    """as sent"""
     cache_hit: bool
+    """true when the answer came from the cache: the same request from the same tenant in the
+    last 5 minutes"""
     applicable_policies: list[ApplicablePolicy]
+    """most severe first, then most relevant"""
     injection_block: str
+    """text for the model's prompt, as for a turn"""
     rationale_required: bool
+    """the calling key's rationale_required setting: whether the caller must give a rationale
+    before going ahead"""
     token_estimate: int
+    """estimated tokens of injectionBlock, as for a turn"""
     trace_id: str | None
+    """a new id (a cached answer keeps its own)"""
 
 
 # --- checks -----------------------------------------------------------------------------
@@ -479,39 +571,66 @@ class ToolCallRequest(_WireModel):
     """``POST /governance/check-tool-call`` (docs/api.md, Check a tool call)."""
 
     session_id: Identifier
+    """the conversation the call belongs to; 1 to 256 characters, no control characters; an
+    unknown session is not an error"""
     tool_name: ToolName
+    """the tool's name; 1 to 256 characters"""
     arguments: JsonObject
+    """the proposed arguments, any JSON object (nested at most 32 levels deep, integers within 64
+    bits)"""
     intent: Literal["proposed"] = "proposed"
+    """the only value accepted is proposed"""
 
 
 class ToolCallDecision(_WireModel):
     """Response of the tool-call gate (docs/api.md, Check a tool call)."""
 
     allow: bool
+    """false exactly when a violation has enforcementType fix and confidence of at least 0.7; any
+    violations are listed either way"""
     risk_score: float
+    """the chance that at least one violation is real, 0 to 1, rounded to 4 decimals; 0 without
+    violations"""
     violations: list[Violation]
+    """without enforcementText and offset"""
     suggested_arguments: dict[str, Any] | None
+    """a copy of arguments with every value that can be fixed replaced; null when nothing could
+    be fixed"""
     trace_id: str | None
+    """a new id"""
 
 
 class PostInferenceRequest(_WireModel):
     """``POST /governance/post-inference`` (docs/api.md, Post-inference)."""
 
     output: Text
+    """the model output to check; at most 1 MiB of UTF-8"""
     session_id: Identifier
+    """1 to 256 characters, no control characters; recorded in the decision log, no conversation
+    state is read"""
     prompt: Text | None = None
+    """the prompt that produced the output; at most 256 KiB; not used by detection"""
     surface: Text | None = None
+    """where the output is shown (chat, email, ...); not used by detection"""
     policy_area_ids: AreaIds | None = None
+    """check only the rules of policies in these areas"""
     trace_id: Identifier | None = None
+    """an id from an earlier call to join this check to; 1 to 256 characters, no control
+    characters; answered back as the check's traceId"""
 
 
 class StreamCheckRequest(_WireModel):
     """``POST /governance/check-output/stream`` (docs/api.md, Streaming check)."""
 
     session_id: Identifier
+    """1 to 256 characters, no control characters"""
     full_text: Text
+    """the whole output so far, not only the new part; at most 1 MiB"""
     last_checked_offset: Annotated[int, Field(ge=0)] = 0
+    """the watermark of the previous answer; 0 on the first call; from 0 to the length of
+    fullText"""
     is_final: bool = False
+    """true on the call with the complete output"""
 
 
 class FinalizeOutputRequest(StreamCheckRequest):
@@ -522,8 +641,15 @@ class StreamCheckResponse(_WireModel):
     """Response of one streaming check (docs/api.md, Streaming check)."""
 
     session_id: str
+    """as sent"""
     new_violations: list[StreamViolation]
+    """with enforcementText and offset; each violation of a stream is reported by exactly one
+    call"""
     watermark: int
+    """send it back as lastCheckedOffset on the next call"""
     is_complete: bool
+    """true exactly when isFinal was true"""
     risk_score: float
+    """of the violations in this answer only"""
     trace_id: str
+    """a new id"""

@@ -166,9 +166,10 @@ class GovernanceApp:
         raw = scope.get("raw_path")
         path = raw.decode("latin-1") if raw else scope["path"]
         path = path.split("?", 1)[0]
-        entry = _AccessEntry(method, clip(path, _LOGGED_PATH_CHARS))
+        query: str = scope.get("query_string", b"").decode("latin-1")
+        entry = _AccessEntry(method, clip(path, _LOGGED_PATH_CHARS))  # never the query
         try:
-            response = await self._answer(method, path, scope, receive, entry)
+            response = await self._answer(method, path, query, scope, receive, entry)
         except _DisconnectedError:
             entry.log(started)
             return
@@ -188,7 +189,13 @@ class GovernanceApp:
         entry.log(started)
 
     async def _answer(
-        self, method: str, path: str, scope: Scope, receive: Receive, entry: _AccessEntry
+        self,
+        method: str,
+        path: str,
+        query: str,
+        scope: Scope,
+        receive: Receive,
+        entry: _AccessEntry,
     ) -> HttpResponse:
         if path in ("/healthz", "/readyz"):
             if method != "GET":
@@ -198,7 +205,7 @@ class GovernanceApp:
             return await self._readiness()
         prefix = self.mount + "/"
         if not path.startswith(prefix):
-            return _error(NotFoundError(f"no endpoint at {clip(path, 200)!r}"))
+            return _error(NotFoundError(self._outside_mount(method, path)))
         under_mount = path[len(self.mount) :]
         if under_mount == "/openapi.json":
             if method != "GET":
@@ -206,15 +213,16 @@ class GovernanceApp:
             return HttpResponse(200, {"content-type": _JSON}, self._openapi_body())
         headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
         try:
-            endpoint, parameter = route(method, under_mount)
+            endpoint, _ = route(method, under_mount)
         except (GovcoreError, UnicodeDecodeError):
             # Routing refused it: the dispatcher gives its own answer, and never reads a body.
             return await self.governance.handle(method, under_mount, headers, b"")
         entry.path = clip(self.mount + endpoint.path, _LOGGED_PATH_CHARS)
         entry.key_secret = _presented_key(headers)
+        target = f"{under_mount}?{query}" if query else under_mount
         body = b""
-        if parameter is None:  # the request is the body: read it within its limit
-            limit = body_limit(endpoint, self.governance.settings)
+        if endpoint.request == "body":  # read it within its limit; other requests ignore it
+            limit = endpoint.body_limit(self.governance.settings)
             try:
                 async with asyncio.timeout(self.body_timeout):
                     body = await _read_body(receive, headers, limit, entry)
@@ -224,7 +232,22 @@ class GovernanceApp:
             except TimeoutError:
                 entry.key_secret = None
                 return _body_too_slow(self.body_timeout)
-        return await self.governance.handle(method, under_mount, headers, body)
+        return await self.governance.handle(method, target, headers, body)
+
+    def _outside_mount(self, method: str, path: str) -> str:
+        """The message of a 404 for ``path`` outside the mount; when the path names an endpoint
+        under the mount (the dispatcher's own paths, which ``handle`` takes without the
+        prefix), it says where the interface is served."""
+        message = f"no endpoint at {clip(path, 200)!r}"
+        under_mount = path[len(API_PREFIX) :] if path.startswith(API_PREFIX + "/") else path
+        try:
+            route(method, under_mount)
+        except MethodNotAllowedError:
+            pass  # the path is an endpoint's, for another method
+        except (GovcoreError, UnicodeDecodeError):
+            return message
+        suggested = clip(self.mount + under_mount, 200)
+        return f"{message}: the API is served under {self.mount} (try {suggested})"
 
     async def _readiness(self) -> HttpResponse:
         try:

@@ -1,11 +1,17 @@
-"""The endpoint table, and :func:`call`: the one pipeline both the typed client and the
+"""The endpoint table, and :func:`call`: the one pipeline both the typed clients and the
 dispatcher run.
 
-Each :class:`Endpoint` declares its route, the scope and feature setting it needs, how its
-request is parsed, which stored keys it reads and which handler answers it. :func:`call` runs
-every request the same way, refusing in this order: authenticate (401), rate limit (429), scope
-and feature setting (403), parse and validate (400); then the handler, whose own outcomes
-follow. Anything unexpected on the way is a bug and becomes
+An endpoint is one row, an :class:`Endpoint` of keyword fields: its client method name, route,
+summary, the scope and feature setting it needs, what its request is (a JSON body, the route's
+path parameter, or neither, with an optional query model), how that request is parsed, the
+stored keys it reads, its body limit and its handler. The dispatcher (:mod:`govcore.http`), the
+typed clients (:mod:`govcore.client`), the HTTP service and the OpenAPI document
+(:mod:`govcore.openapi`) read every fact about an endpoint from its row and from nothing else;
+docs/architecture.md, "Adding an endpoint", walks through a new one.
+
+:func:`call` runs every request the same way, refusing in this order: authenticate (401), rate
+limit (429), scope and feature setting (403), parse and validate (400); then the handler, whose
+own outcomes follow. Anything unexpected on the way is a bug and becomes
 :class:`~govcore.errors.InternalError`.
 
 The rate limit is decided after the checks that need no store (scope, feature, parsing), so
@@ -19,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -32,6 +38,7 @@ from govcore.errors import (
     PermissionDeniedError,
 )
 from govcore.models import (
+    MAX_ID_LENGTH,
     ConversationSnapshot,
     ExplainRequest,
     FinalizeOutputRequest,
@@ -49,7 +56,7 @@ from govcore.models import (
 from govcore.service import checks, conversations
 from govcore.service.access import Principal
 from govcore.service.effects import Steps
-from govcore.service.requests import parse_json_body, validate_request
+from govcore.service.requests import parse_json_body, parse_query, validate_request
 from govcore.service.runtime import Result, Service
 from govcore.types import StoreReads
 
@@ -65,9 +72,13 @@ __all__ = [
     "PRE_INFERENCE",
     "RECORD_TURN",
     "Endpoint",
+    "PathParameter",
     "RawBody",
+    "RawQuery",
+    "RequestKind",
     "body_limit",
     "call",
+    "model_parser",
 ]
 
 RequestT = TypeVar("RequestT")
@@ -79,56 +90,128 @@ _log = logging.getLogger("govcore")
 
 @dataclass(frozen=True, slots=True)
 class RawBody:
-    """A request body exactly as a transport received it (the dispatcher's payload)."""
+    """A request body exactly as a transport received it (the dispatcher's payload of an
+    endpoint whose request is its body)."""
 
     content: bytes | str | None
 
 
 @dataclass(frozen=True, slots=True)
-class Endpoint(Generic[RequestT, ResponseT]):
-    """One route of the interface.
+class RawQuery:
+    """A query string exactly as a transport received it, without its ``?`` (the dispatcher's
+    payload of an endpoint with a query model)."""
+
+    content: str
+
+
+RequestKind = Literal["body", "path", "none"]
+"""Where an endpoint's request comes from over HTTP.
+
+- ``body``: a JSON object, validated as the request model its handler takes;
+- ``path``: the route's one path parameter, its last segment (``{sessionId}``);
+- ``none``: neither. The request is the endpoint's query model, validated from the query
+  string, or ``None`` when it has no query model.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class PathParameter:
+    """What the route's path parameter is, as the OpenAPI document describes it.
 
     Attributes:
-        name: the typed client's method.
+        noun: what the parameter is, in words (``session id``): a 400 says it is not valid.
+        description: the parameter's description.
+        max_length: its most characters (it is validated as an identifier, at least one).
+    """
+
+    noun: str
+    description: str
+    max_length: int = MAX_ID_LENGTH
+
+
+def _reads_nothing(_principal: Principal, _request: Any) -> tuple[str, ...]:
+    return ()
+
+
+def _max_body_bytes(settings: GovernanceSettings) -> int:
+    return settings.max_body_bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Endpoint(Generic[RequestT, ResponseT]):
+    """One endpoint: a row of the table, every field named.
+
+    Attributes:
+        name: the typed clients' method (and, in camelCase, the OpenAPI ``operationId``).
         method: the HTTP method.
-        path: the route under the mount prefix; ``{sessionId}`` marks the path parameter.
+        path: the route under the mount prefix; a last segment in braces (``{sessionId}``) is
+            the path parameter.
+        summary: a short title (the heading of the endpoint in docs/api.md).
         scope: the scope the key needs (403 without it).
         feature: the per-key feature setting that must be ``allowed``, if any (403).
-        parse: turns the payload (a model, a mapping of wire fields, a :class:`RawBody`, or
-            the path parameter) into the handler's request (400 when it is not one).
-        run: answers the request (a generator of store effects, given the keys it read).
+        request: where the request comes from over HTTP (:data:`RequestKind`).
+        parse: turns the payload into the handler's request, or refuses it (400): a model or a
+            mapping of wire fields (the decoded body or query string, or a client's argument),
+            or the path parameter. May refuse with 403 first (a turn's ``checkOutput``).
+        run: answers the request (a generator of store effects, given the keys it read); its
+            annotations name the request and response models (``Result[None]``: 204).
         reads: the stored keys the handler needs, read with the request's admission.
+        body_limit: the most bytes the body may have, from the settings; a transport may refuse
+            a longer body before reading all of it.
+        query: the model a query string is validated as (``request="none"`` only); without one,
+            a query string is ignored.
+        parameter: what the path parameter is (``request="path"`` only).
+        not_found: what a 404 of the endpoint means, when it can answer one (always for a path
+            parameter: routing answers 404 for a segment that is not percent-encoded UTF-8).
     """
 
     name: str
     method: str
     path: str
+    summary: str
     scope: str
-    feature: str | None
+    feature: str | None = None
+    request: RequestKind
     parse: Callable[[Service, Principal, Any], RequestT]
     run: Callable[[Service, Principal, RequestT, StoreReads], Steps[Result[ResponseT]]]
-    reads: Callable[[Principal, RequestT], tuple[str, ...]] = lambda _principal, _request: ()
+    reads: Callable[[Principal, RequestT], tuple[str, ...]] = _reads_nothing
+    body_limit: Callable[[GovernanceSettings], int] = _max_body_bytes
+    query: type[BaseModel] | None = None
+    parameter: PathParameter | None = None
+    not_found: str | None = None
+
+    def __post_init__(self) -> None:
+        # Every reader trusts these facts; a row that breaks one fails where it is written.
+        last = self.path.rpartition("/")[2]
+        takes_path = self.request == "path"
+        route_has_parameter = last.startswith("{") and last.endswith("}")
+        if takes_path != route_has_parameter or takes_path != (self.parameter is not None):
+            raise ValueError(
+                f"{self.name}: request='path' goes with a route ending in {{name}} and a "
+                "PathParameter, and only with them"
+            )
+        if takes_path and self.not_found is None:
+            raise ValueError(
+                f"{self.name}: a route with a path parameter can answer 404; say what it means "
+                "with not_found"
+            )
+        if self.query is not None and self.request != "none":
+            raise ValueError(
+                f"{self.name}: a query model is the request of an endpoint without body or path "
+                "parameter (request='none')"
+            )
 
 
-def _body(
-    model: type[M],
-    gate: Callable[[Principal, Any], None] | None = None,
-    max_bytes: Callable[[GovernanceSettings], int] | None = None,
+def model_parser(
+    model: type[M], gate: Callable[[Principal, Any], None] | None = None
 ) -> Callable[[Service, Principal, Any], M]:
-    """A parser of a JSON body as ``model``; ``gate`` may refuse (403) before validation, and
-    ``max_bytes`` may bound the body more tightly than ``max_body_bytes``."""
+    """A parser of a request (a decoded JSON body or query string, a model, or a mapping of
+    wire fields) as ``model``; ``gate`` may refuse (403) before validation (400)."""
 
-    def parse(service: Service, principal: Principal, payload: Any) -> M:
-        settings = service.settings
-        limit = settings.max_body_bytes if max_bytes is None else max_bytes(settings)
-        document: M | Mapping[str, Any] = (
-            parse_json_body(payload.content, max_bytes=limit)
-            if isinstance(payload, RawBody)
-            else payload
-        )
+    def parse(service: Service, principal: Principal, payload: M | Mapping[str, Any]) -> M:
         if gate is not None:
-            gate(principal, document)
-        return validate_request(model, document)
+            gate(principal, payload)
+        return validate_request(model, payload)
 
     return parse
 
@@ -157,50 +240,126 @@ _SHORT_FIELDS = 16 * 1024  # sessionId, toolName and intent, at their longest, w
 
 
 def _session_id(service: Service, principal: Principal, payload: Any) -> str:
+    """The parser of ``{sessionId}``: the rule of a body's ``sessionId``."""
     return conversations.check_session_id(payload)
 
 
-RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
-    "record_turn", "POST", "/governance/conversation/turn", "governance:read", None,
-    _body(TurnRequest, _output_check_gate), conversations.record_turn, conversations.turn_reads,
-)  # fmt: skip
-GET_CONVERSATION: Endpoint[str, ConversationSnapshot] = Endpoint(
-    "get_conversation", "GET", "/governance/conversation/{sessionId}", "governance:read", None,
-    _session_id, conversations.get_conversation, conversations.session_reads,
-)  # fmt: skip
-DELETE_CONVERSATION: Endpoint[str, Any] = Endpoint(
-    "delete_conversation", "DELETE", "/governance/conversation/{sessionId}", "governance:read",
-    None, _session_id, conversations.delete_conversation,
-)  # fmt: skip
-PRE_INFERENCE: Endpoint[PreInferenceRequest, PreInferenceResponse] = Endpoint(
-    "pre_inference", "POST", "/governance/pre-inference", "governance:read", None,
-    _body(PreInferenceRequest), conversations.pre_inference, conversations.pre_inference_reads,
-)  # fmt: skip
-CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
-    "check_tool_call", "POST", "/governance/check-tool-call", "governance:check",
-    "tool_call_governance", _body(ToolCallRequest, max_bytes=_tool_call_body_limit),
-    checks.check_tool_call, checks.tool_call_reads,
-)  # fmt: skip
-POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint(
-    "post_inference", "POST", "/governance/post-inference", "governance:check",
-    "post_inference_checking", _body(PostInferenceRequest), checks.post_inference,
-)  # fmt: skip
-CHECK_OUTPUT_STREAM: Endpoint[StreamCheckRequest, StreamCheckResponse] = Endpoint(
-    "check_output_stream", "POST", "/governance/check-output/stream", "governance:check",
-    "post_inference_checking", _body(StreamCheckRequest), checks.check_output_stream,
-    checks.stream_reads,
-)  # fmt: skip
-FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoint(
-    "finalize_output", "POST", "/governance/check-output/finalize", "governance:check",
-    "post_inference_checking", _body(FinalizeOutputRequest), checks.finalize_output,
-)  # fmt: skip
+_SESSION_ID = PathParameter(
+    noun="session id", description="the conversation's session id (1 to 256 characters)"
+)
+_NO_CONVERSATION = (
+    "no such conversation for the key's tenant (or a session id that is not valid "
+    "percent-encoded UTF-8)"
+)
 
-# In-process only (the typed client and ``govcore explain``): not routed by ``handle``, so the
-# wire interface stays exactly the specification's.
+RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
+    name="record_turn",
+    method="POST",
+    path="/governance/conversation/turn",
+    summary="Record a turn",
+    scope="governance:read",
+    request="body",
+    parse=model_parser(TurnRequest, _output_check_gate),
+    run=conversations.record_turn,
+    reads=conversations.turn_reads,
+)
+GET_CONVERSATION: Endpoint[str, ConversationSnapshot] = Endpoint(
+    name="get_conversation",
+    method="GET",
+    path="/governance/conversation/{sessionId}",
+    summary="Read a conversation",
+    scope="governance:read",
+    request="path",
+    parameter=_SESSION_ID,
+    not_found=_NO_CONVERSATION,
+    parse=_session_id,
+    run=conversations.get_conversation,
+    reads=conversations.session_reads,
+)
+DELETE_CONVERSATION: Endpoint[str, Any] = Endpoint(
+    name="delete_conversation",
+    method="DELETE",
+    path="/governance/conversation/{sessionId}",
+    summary="Delete a conversation",
+    scope="governance:read",
+    request="path",
+    parameter=_SESSION_ID,
+    not_found=_NO_CONVERSATION,
+    parse=_session_id,
+    run=conversations.delete_conversation,
+)
+PRE_INFERENCE: Endpoint[PreInferenceRequest, PreInferenceResponse] = Endpoint(
+    name="pre_inference",
+    method="POST",
+    path="/governance/pre-inference",
+    summary="Pre-inference (legacy)",
+    scope="governance:read",
+    request="body",
+    parse=model_parser(PreInferenceRequest),
+    run=conversations.pre_inference,
+    reads=conversations.pre_inference_reads,
+)
+CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
+    name="check_tool_call",
+    method="POST",
+    path="/governance/check-tool-call",
+    summary="Check a tool call",
+    scope="governance:check",
+    feature="tool_call_governance",
+    request="body",
+    body_limit=_tool_call_body_limit,
+    parse=model_parser(ToolCallRequest),
+    run=checks.check_tool_call,
+    reads=checks.tool_call_reads,
+)
+POST_INFERENCE: Endpoint[PostInferenceRequest, PostInferenceResponse] = Endpoint(
+    name="post_inference",
+    method="POST",
+    path="/governance/post-inference",
+    summary="Post-inference",
+    scope="governance:check",
+    feature="post_inference_checking",
+    request="body",
+    parse=model_parser(PostInferenceRequest),
+    run=checks.post_inference,
+)
+CHECK_OUTPUT_STREAM: Endpoint[StreamCheckRequest, StreamCheckResponse] = Endpoint(
+    name="check_output_stream",
+    method="POST",
+    path="/governance/check-output/stream",
+    summary="Streaming check",
+    scope="governance:check",
+    feature="post_inference_checking",
+    request="body",
+    parse=model_parser(StreamCheckRequest),
+    run=checks.check_output_stream,
+    reads=checks.stream_reads,
+)
+FINALIZE_OUTPUT: Endpoint[FinalizeOutputRequest, PostInferenceResponse] = Endpoint(
+    name="finalize_output",
+    method="POST",
+    path="/governance/check-output/finalize",
+    summary="Finalize a streamed output",
+    scope="governance:check",
+    feature="post_inference_checking",
+    request="body",
+    parse=model_parser(FinalizeOutputRequest),
+    run=checks.finalize_output,
+)
+
+# In-process only (the typed client and ``govcore explain``): not in ENDPOINTS, so neither
+# routed by ``handle`` nor in the OpenAPI document; the wire interface stays the specification's.
 EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
-    "explain_selection", "POST", "(in-process)", "governance:read", None,
-    _body(ExplainRequest), conversations.explain_selection, conversations.explain_reads,
-)  # fmt: skip
+    name="explain_selection",
+    method="POST",
+    path="(in-process)",
+    summary="Explain a selection",
+    scope="governance:read",
+    request="body",
+    parse=model_parser(ExplainRequest),
+    run=conversations.explain_selection,
+    reads=conversations.explain_reads,
+)
 
 ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (
     RECORD_TURN,
@@ -212,14 +371,12 @@ ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (
     CHECK_OUTPUT_STREAM,
     FINALIZE_OUTPUT,
 )
+"""The endpoints of the HTTP interface, in the order of docs/api.md."""
 
 
 def body_limit(endpoint: Endpoint[Any, Any], settings: GovernanceSettings) -> int:
-    """The most bytes a request body of ``endpoint`` may have: ``max_body_bytes``, or the tool
-    call's tighter bound (a transport can refuse a longer body before reading all of it)."""
-    if endpoint is CHECK_TOOL_CALL:
-        return _tool_call_body_limit(settings)
-    return settings.max_body_bytes
+    """The most bytes a request body of ``endpoint`` may have (its row's ``body_limit``)."""
+    return endpoint.body_limit(settings)
 
 
 def call(
@@ -229,6 +386,9 @@ def call(
     payload: Any,
 ) -> Steps[Result[ResponseT]]:
     """Run one request through the pipeline (a generator of store effects).
+
+    ``payload`` is what a transport received (a :class:`RawBody`, a :class:`RawQuery`, the path
+    parameter or ``None``), decoded here after the 403 checks, or what a typed client was given.
 
     Raises:
         GovcoreError: a refusal (401, 429, 403, 400), the endpoint's own outcome (404), a
@@ -241,6 +401,11 @@ def call(
             principal.require_scope(endpoint.scope)
             if endpoint.feature is not None:
                 principal.require_feature(endpoint.feature)
+            if isinstance(payload, RawBody):
+                limit = endpoint.body_limit(service.settings)
+                payload = parse_json_body(payload.content, max_bytes=limit)
+            elif isinstance(payload, RawQuery):
+                payload = parse_query(payload.content)
             request = endpoint.parse(service, principal, payload)
         except (PermissionDeniedError, InvalidRequestError):
             yield from service.admit(principal)  # over the limit, 429 comes first

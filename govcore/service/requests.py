@@ -7,13 +7,20 @@ import sys
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ValidationError
 
 from govcore._suggest import field_path, nested_model, unknown_field, wire_names_at
 from govcore.errors import MAX_DETAILS, FieldProblem, InvalidRequestError
 
-__all__ = ["check_size", "check_tool_arguments", "parse_json_body", "validate_request"]
+__all__ = [
+    "check_size",
+    "check_tool_arguments",
+    "parse_json_body",
+    "parse_query",
+    "validate_request",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,6 +77,43 @@ def parse_json_body(body: bytes | str | None, *, max_bytes: int) -> dict[str, An
     if not isinstance(document, dict):
         raise InvalidRequestError.for_field("body", "must be a JSON object")
     return document
+
+
+MAX_QUERY_FIELDS = 100
+"""How many ``name=value`` pairs a query string may have; a query model has far fewer fields."""
+
+
+def parse_query(query: str) -> dict[str, str | list[str]]:
+    """Parse a query string (without its ``?``) into wire fields for a query model.
+
+    Values are percent-decoded UTF-8 text: a name given once maps to its text, a repeated name
+    to the list of its texts, in order. A query string has no types, so a query model accepts
+    text (it is not strict) and converts it.
+
+    Raises:
+        InvalidRequestError: naming ``query``: more than ``MAX_QUERY_FIELDS`` pairs, or a part
+            that is not valid percent-encoded UTF-8.
+    """
+    try:
+        pairs = parse_qsl(
+            query, keep_blank_values=True, errors="strict", max_num_fields=MAX_QUERY_FIELDS
+        )
+    except UnicodeDecodeError:
+        raise InvalidRequestError.for_field("query", "is not valid percent-encoded UTF-8") from None
+    except ValueError:  # parse_qsl's own refusal of too many fields
+        raise InvalidRequestError.for_field(
+            "query", f"has more than {MAX_QUERY_FIELDS} fields"
+        ) from None
+    fields: dict[str, str | list[str]] = {}
+    for name, value in pairs:
+        known = fields.get(name)
+        if known is None:
+            fields[name] = value
+        elif isinstance(known, list):
+            known.append(value)
+        else:
+            fields[name] = [known, value]
+    return fields
 
 
 def validate_request(model: type[M], payload: M | Mapping[str, Any]) -> M:

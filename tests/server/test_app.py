@@ -125,6 +125,76 @@ def test_a_path_outside_the_mount_is_404_with_the_dispatchers_body(
     assert outside.status_code == 404
 
 
+def test_an_interface_path_without_the_mount_is_404_naming_the_mount(
+    governance: govcore.Governance,
+) -> None:
+    """The dispatcher takes its paths without the prefix, the server does not: a path that
+    names an endpoint, sent without the mount, is still 404 not_found, and its message says
+    where the interface is served and the path to try."""
+    app = create_app(ThreadedGovernance(governance))
+    bare = call(app, "POST", "/governance/conversation/turn", headers=AUTH, json={})
+    assert bare.status_code == 404
+    assert bare.json() == {
+        "error": "not_found",
+        "message": "no endpoint at '/governance/conversation/turn': the API is served under "
+        "/api/v1/agent (try /api/v1/agent/governance/conversation/turn)",
+    }
+    # Another method on an endpoint's path, and a session route, get the hint too.
+    assert (
+        "(try /api/v1/agent/governance/post-inference)"
+        in call(app, "GET", "/governance/post-inference").json()["message"]
+    )
+    assert (
+        "(try /api/v1/agent/governance/conversation/s-1)"
+        in call(app, "GET", "/governance/conversation/s-1").json()["message"]
+    )
+    # A path that names no endpoint anywhere gets no hint.
+    assert call(app, "GET", "/governance/nothing-here").json()["message"] == (
+        "no endpoint at '/governance/nothing-here'"
+    )
+    # Under another mount, the interface's default prefix is not where it is served.
+    custom = create_app(ThreadedGovernance(governance), mount="/gov")
+    moved = call(custom, "POST", PREFIX + "/governance/post-inference", headers=AUTH, json={})
+    assert moved.status_code == 404
+    assert moved.json()["message"].endswith(
+        "the API is served under /gov (try /gov/governance/post-inference)"
+    )
+
+
+def test_the_query_string_reaches_the_dispatcher_and_is_ignored_by_the_interface(
+    governance: govcore.Governance,
+) -> None:
+    """The server passes the query string on to the dispatcher (an endpoint with a query model
+    reads it); no endpoint of the interface has one, so it changes no answer."""
+    seen: list[str] = []
+    threaded = ThreadedGovernance(governance)
+
+    class Recording:
+        settings = threaded.settings
+
+        async def handle(self, method: str, path: str, headers: Any, body: Any) -> HttpResponse:
+            seen.append(path)
+            return await threaded.handle(method, path, headers, body)
+
+        async def ping(self) -> None:
+            await threaded.ping()
+
+        async def aclose(self) -> object:
+            return await threaded.aclose()
+
+    app = create_app(Recording())
+    body = {"sessionId": "s", "output": "fine"}
+    path = PREFIX + "/governance/post-inference"
+    plain = call(app, "POST", path, headers=AUTH, json=body)
+    queried = call(app, "POST", path + "?output=x&sessionId=%ff", headers=AUTH, json=body)
+    assert seen == [
+        "/governance/post-inference",
+        "/governance/post-inference?output=x&sessionId=%ff",
+    ]
+    assert (plain.status_code, queried.status_code) == (200, 200)
+    assert queried.json()["safe"] is True
+
+
 def test_a_custom_mount(governance: govcore.Governance) -> None:
     app = create_app(ThreadedGovernance(governance), mount="/gov")
     body = {"sessionId": "s", "output": "fine"}
@@ -173,10 +243,14 @@ class _Client:
         self.sent.append(message)
 
     def run(
-        self, app: GovernanceApp, path: str, headers: list[tuple[bytes, bytes]]
+        self,
+        app: GovernanceApp,
+        path: str,
+        headers: list[tuple[bytes, bytes]],
+        method: str = "POST",
     ) -> HttpResponse:
         scope = {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
             "headers": [(b"authorization", f"Bearer {CHECKS_KEY}".encode()), *headers],
         }  # fmt: skip
@@ -243,6 +317,18 @@ def test_content_length_over_the_limit_is_refused_without_reading(
     assert response.status == 400
     assert response.body == _refusal_body(small_limit_governance, path, limit + 1)
     assert response.headers["connection"] == "close"
+
+
+def test_a_body_sent_to_an_endpoint_that_takes_none_is_never_read(
+    small_limit_governance: govcore.Governance,
+) -> None:
+    """Only an endpoint whose request is its body has its body read: a GET's body, however
+    long, is left unread and the request answered as without it."""
+    app = create_app(ThreadedGovernance(small_limit_governance))
+    client = _Client(_endless(b"x" * CHUNK, 50 * 1024 * 1024))
+    response = client.run(app, PREFIX + "/governance/conversation/nobody", [], method="GET")
+    assert (response.status, json.loads(response.body)["error"]) == (404, "not_found")
+    assert client.pulled == 0
 
 
 class _StalledClient(_Client):

@@ -86,6 +86,19 @@ def test_every_reference_resolves() -> None:
     assert references <= set(schemas)
 
 
+def test_every_field_is_described() -> None:
+    """Every field of every schema carries a description (the wire models' own, from
+    docs/api.md), so a field added without one fails here."""
+    schemas = openapi_document()["components"]["schemas"]
+    undescribed = [
+        f"{name}.{field}"
+        for name, schema in schemas.items()
+        for field, field_schema in schema.get("properties", {}).items()
+        if not field_schema.get("description")
+    ]
+    assert undescribed == []
+
+
 # --- schemathesis -------------------------------------------------------------------------------
 
 _governance = govcore.Governance.from_config(checks_config())

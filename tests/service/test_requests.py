@@ -363,3 +363,40 @@ def test_identifiers_refuse_line_separators_and_annotation_marks(
         )
         assert response.status == 400
         assert response.json()["details"][0]["field"] in {"sessionId", "idempotencyKey"}
+
+
+def test_a_query_string_becomes_wire_fields() -> None:
+    """Values are percent-decoded text; a repeated name is the list of its values, in order;
+    a name without a value is the empty text."""
+    assert requests.parse_query("area=pay%20ments&tag=a&tag=b&tag=c&empty&plus=a+b") == {
+        "area": "pay ments",
+        "tag": ["a", "b", "c"],
+        "empty": "",
+        "plus": "a b",
+    }
+    assert requests.parse_query("") == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("area=%ff", "is not valid percent-encoded UTF-8"),
+        ("&".join(f"f{i}=x" for i in range(requests.MAX_QUERY_FIELDS + 1)), "more than 100"),
+    ],
+)
+def test_a_query_string_that_cannot_be_read_is_one_problem_on_query(
+    query: str, reason: str
+) -> None:
+    """Undecodable text and too many fields are refused as 400 on ``query``, before any model
+    sees them."""
+    with pytest.raises(InvalidRequestError) as refused:
+        requests.parse_query(query)
+    (detail,) = refused.value.details
+    assert detail.field == "query"
+    assert reason in detail.message
+
+
+def test_a_query_string_at_the_field_limit_is_read() -> None:
+    """Exactly ``MAX_QUERY_FIELDS`` pairs are accepted."""
+    query = "&".join(f"f{i}=x" for i in range(requests.MAX_QUERY_FIELDS))
+    assert len(requests.parse_query(query)) == requests.MAX_QUERY_FIELDS
