@@ -6,6 +6,7 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
+from govcore._version import __version__
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
 from govcore.decision_log import (
@@ -69,9 +70,6 @@ from govcore.types import (
     StoreReads,
     StoreWrite,
 )
-
-# The one place the version is written; pyproject.toml reads it (tool.setuptools.dynamic).
-__version__ = "0.1.0"
 
 __all__ = [
     "Admission",

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from govcore import __version__
+from govcore._version import __version__
 from govcore.config import load_config
 from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError

@@ -31,7 +31,7 @@ from govcore.models import (
 from govcore.service import endpoints
 from govcore.service.effects import Steps, run_async, run_sync
 from govcore.service.endpoints import Endpoint, call
-from govcore.service.runtime import Result, Service
+from govcore.service.shared import Result, Service
 from govcore.types import AsyncStore, Store
 
 __all__ = ["AsyncGovernanceClient", "BaseClient", "GovernanceClient"]

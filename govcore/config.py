@@ -29,11 +29,11 @@ from pydantic.fields import FieldInfo
 from govcore._suggest import field_at, field_path, unknown_field, unknown_field_at
 from govcore.backends import backend_settings_keys, settings_models
 from govcore.errors import ConfigError, ConfigProblem
-from govcore.models import MAX_ID_LENGTH, check_identifier
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.retrieval.analysis import languages
 from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
 from govcore.settings import GovernanceSettings, SettingsSection, TtlSeconds, _ConfigModel
+from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 
 __all__ = [
     "DEFAULT_SCOPES",

@@ -28,7 +28,7 @@ from govcore.decision_log import DecisionLog, DecisionQueue
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
-from govcore.service.runtime import Service, random_id
+from govcore.service.shared import Service, random_id
 from govcore.service.tenants import ExampleMiss, examples_that_miss
 from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 

@@ -26,7 +26,7 @@ from govcore.errors import (
 from govcore.service.access import bearer_token
 from govcore.service.effects import Steps
 from govcore.service.endpoints import ENDPOINTS, Endpoint, RawBody, RawQuery, call
-from govcore.service.runtime import Service
+from govcore.service.shared import Service
 
 __all__ = [
     "API_PREFIX",

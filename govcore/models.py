@@ -10,7 +10,6 @@ Response models carry exactly the fields the API lists, no more, so
 from __future__ import annotations
 
 import math
-import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -26,7 +25,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from govcore._values import integral
-from govcore.detection.chars import is_default_ignorable
+from govcore.policy import Enforcement
+from govcore.text_rules import MAX_ID_LENGTH, check_identifier, check_text, encodable
 
 __all__ = [
     "ApplicablePolicy",
@@ -52,7 +52,6 @@ __all__ = [
     "Violation",
 ]
 
-Enforcement = Literal["fix", "warning", "audit"]
 BindingEventKind = Literal["binding_started", "binding_released"]
 
 MIN_TOKEN_BUDGET = 50
@@ -60,22 +59,6 @@ MAX_TOKEN_BUDGET = 4000
 DEFAULT_TOKEN_BUDGET = 600
 MIN_TTL_SECONDS = 300
 MAX_TTL_SECONDS = 604_800
-MAX_ID_LENGTH = 256
-
-
-def _check_text(value: str) -> str:
-    """Refuse unpaired surrogates: they cannot be encoded, stored or echoed as UTF-8."""
-    if not value.isascii() and not _encodable(value):
-        raise ValueError("contains an unpaired surrogate (not valid Unicode text)")
-    return value
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 MAX_JSON_DEPTH = 32
@@ -110,7 +93,7 @@ def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
     """
     kind = type(value)
     if kind is str:
-        return None if value.isascii() or _encodable(value) else ([], _BAD_TEXT)
+        return None if value.isascii() or encodable(value) else ([], _BAD_TEXT)
     if kind is float:
         return None if math.isfinite(value) else ([], "non-finite number{where} is not valid JSON")
     if kind is int:
@@ -122,7 +105,7 @@ def _json_problem(value: Any, depth: int) -> tuple[list[str | int], str] | None:
         for step, item in items:
             if not isinstance(step, str) and isinstance(value, dict):
                 return [], f"key {step!r}{{where}} is not a string (JSON keys are)"
-            if isinstance(step, str) and not (step.isascii() or _encodable(step)):
+            if isinstance(step, str) and not (step.isascii() or encodable(step)):
                 return [], _BAD_TEXT  # a key: reported at its object's path
             if type(item) is str and item.isascii():
                 continue
@@ -151,60 +134,12 @@ _BAD_TEXT = "text{where} contains an unpaired surrogate (not valid Unicode text)
 _BIG_INT = "integer{where} is out of the 64-bit range"
 
 
-# Characters that reorder the text around them when displayed: an id holding one can show as
-# another id in a log, a dashboard or a terminal ("Trojan Source").
-_BIDI_CONTROLS = frozenset(
-    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-)
-
-
-def _invisible(char: str) -> bool:
-    """Whitespace or a default-ignorable character: nothing a reader could tell apart."""
-    return char.isspace() or is_default_ignorable(char)
-
-
-_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
-_ANNOTATION_MARKS = frozenset("\ufff9\ufffa\ufffb")
-
-
-def check_identifier(value: str) -> str:
-    """The one rule for identifiers: session ids, idempotency keys, tenant and policy ids.
-
-    Refuses control characters (Unicode category Cc, NEL included), line and paragraph
-    separators (U+2028, U+2029: log lines break on them), bidirectional controls, interlinear
-    annotation marks (U+FFF9 to U+FFFB), blank text (only whitespace or default-ignorable
-    characters) and unpaired surrogates.
-    Length limits are the caller's: they differ between requests and configurations. The
-    message names the offending code point, never the value, which may be long or unprintable.
-
-    Raises:
-        ValueError: the reason, for pydantic or the config loader to place.
-    """
-    if value.isascii():  # the common case: one pass in C
-        if not value.isprintable():
-            bad = next(ch for ch in value if not ch.isprintable())
-            raise ValueError(f"contains a control character (U+{ord(bad):04X})")
-        if not value.strip():
-            raise ValueError("is blank (only whitespace)")
-        return value
-    if all(_invisible(char) for char in value):
-        raise ValueError("is blank (only whitespace or invisible characters)")
-    for char in value:
-        if unicodedata.category(char) in _CONTROL_CATEGORIES or char in _ANNOTATION_MARKS:
-            raise ValueError(f"contains a control character (U+{ord(char):04X})")
-        if char in _BIDI_CONTROLS:
-            raise ValueError(f"contains a bidirectional control character (U+{ord(char):04X})")
-    return _check_text(value)
-
-
-Text = Annotated[str, AfterValidator(_check_text)]
+Text = Annotated[str, AfterValidator(check_text)]
 """Any Unicode text that can be encoded as UTF-8."""
 
 # Length bounds sit on the string before the text check, so a refusal speaks of characters.
-NonEmptyText = Annotated[str, Field(min_length=1), AfterValidator(_check_text)]
-ToolName = Annotated[
-    str, Field(min_length=1, max_length=MAX_ID_LENGTH), AfterValidator(_check_text)
-]
+NonEmptyText = Annotated[str, Field(min_length=1), AfterValidator(check_text)]
+ToolName = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH), AfterValidator(check_text)]
 
 
 Identifier = Annotated[

@@ -36,7 +36,7 @@ from pydantic.json_schema import (
 )
 from pydantic_core import core_schema
 
-from govcore import __version__
+from govcore._version import __version__
 from govcore.errors import (
     AuthenticationError,
     BackendError,
@@ -49,7 +49,7 @@ from govcore.errors import (
 from govcore.http import API_PREFIX
 from govcore.service import effects
 from govcore.service.endpoints import ENDPOINTS, Endpoint, PathParameter
-from govcore.service.runtime import Result
+from govcore.service.shared import Result
 
 __all__ = ["openapi_document", "openapi_json"]
 

@@ -22,8 +22,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from govcore._values import json_equal
-from govcore.models import MAX_ID_LENGTH, Enforcement, check_identifier
 from govcore.pattern_cost import pattern_cost
+from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 
 __all__ = [
     "PII_KINDS",
@@ -37,6 +37,9 @@ __all__ = [
 # The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
 # Literal written out, not derived, so that type checkers and the config's error message know
 # them; tests/detection/test_detectors.py checks that it is the registry's list.
+Enforcement = Literal["fix", "warning", "audit"]
+"""How a policy is enforced; its violations carry it as their ``enforcementType``."""
+
 PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
 PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 

@@ -21,23 +21,24 @@ PACKAGE = Path(__file__).resolve().parent.parent / "govcore"
 # matching prefix; "govcore" alone is the package root, govcore/__init__.py.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("primitives", (
-        "govcore.errors", "govcore._values", "govcore._suggest", "govcore._clock",
-        "govcore.pattern_cost", "govcore.text",
+        "govcore._version", "govcore.errors", "govcore._values", "govcore._suggest",
+        "govcore._clock", "govcore.pattern_cost", "govcore.text_rules",
     )),
     ("policy format", ("govcore.policy", "govcore.types")),
     ("detection", ("govcore.detection",)),
     ("retrieval", ("govcore.retrieval",)),
     ("core", ("govcore.core",)),
     ("wire models", ("govcore.models",)),
-    ("configuration", ("govcore.config",)),
+    ("settings", ("govcore.settings",)),
     ("decision log", ("govcore.decision_log",)),
     ("backends", ("govcore.backends",)),
+    ("configuration", ("govcore.config",)),
     ("service", ("govcore.service",)),
     ("facade", (
         "govcore.client", "govcore.http", "govcore.governance", "govcore.stream_guard",
         "govcore.openapi",
     )),
-    ("package", ("govcore",)),
+    ("package", ("govcore", "govcore.decisions")),
     ("applications", ("govcore.server", "govcore.cli", "govcore.__main__")),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from govcore.models import Enforcement
+from govcore.policy import Enforcement
 
 __all__ = ["BLOCK_CONFIDENCE", "Finding", "blocks", "is_safe", "risk_score"]
 

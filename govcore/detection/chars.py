@@ -1,14 +1,17 @@
 """What single characters are to detection: word characters, digits of any script, the letters
 that glue a value to a longer word, and the characters a reader does not see.
 
-One definition of each, shared by the normalisation, the scanner, the PII detectors, the secret
-formats and the identifier check of the wire models.
+One definition of each, shared by the normalisation, the scanner, the PII detectors and the
+secret formats. The characters a reader does not see are :mod:`govcore.text_rules`' table,
+which the identifier check of the wire models shares; it is re-exported here.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from govcore.text_rules import DEFAULT_IGNORABLE, is_default_ignorable
 
 __all__ = [
     "DEFAULT_IGNORABLE",
@@ -34,36 +37,6 @@ VALUE_START = re.compile(r"(?<![^\W_])(?<!\d[\-./])[^\W_]")
 """Where a new value may begin: a letter or digit after neither another one nor a hyphen, dot or
 slash that joins it to a digit ("123-45-6789": "45" and "6789" continue the first group). A
 detector that refuses a candidate looks for the next one from here inside it."""
-
-DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
-    (0x00AD, 0x00AD),
-    (0x034F, 0x034F),
-    (0x061C, 0x061C),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x200B, 0x200F),
-    (0x202A, 0x202E),
-    (0x2060, 0x206F),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
-    (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8),
-    (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A),
-    (0xE0000, 0xE0FFF),
-)
-"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt): characters a
-renderer displays as nothing, unassigned ones of these ranges included, since the standard tells
-renderers to hide them too. unicodedata has no lookup for the property, and category Cf alone
-would miss the Hangul fillers, the variation selectors and the combining grapheme joiner."""
-
-
-def is_default_ignorable(char: str) -> bool:
-    """Whether ``char`` is a default-ignorable code point (:data:`DEFAULT_IGNORABLE`)."""
-    code = ord(char)
-    return any(low <= code <= high for low, high in DEFAULT_IGNORABLE)
 
 
 def digit(char: str) -> int | None:

@@ -21,7 +21,7 @@ from govcore.models import (
 from govcore.service.access import Principal
 from govcore.service.effects import Put, Steps, perform, read, without_effects
 from govcore.service.requests import check_size, check_tool_arguments
-from govcore.service.runtime import Result, Service
+from govcore.service.shared import Result, Service
 from govcore.service.store_keys import conversation_key, stream_key
 from govcore.service.wire import (
     post_inference_response,

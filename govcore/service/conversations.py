@@ -34,7 +34,7 @@ from govcore.service.access import Principal
 from govcore.service.checks import check_output
 from govcore.service.effects import Delete, Put, Steps, UpdateMany, perform, read
 from govcore.service.requests import check_size
-from govcore.service.runtime import Result, Service
+from govcore.service.shared import Result, Service
 from govcore.service.store_keys import (
     conversation_key,
     idempotency_key,

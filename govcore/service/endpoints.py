@@ -38,7 +38,6 @@ from govcore.errors import (
     PermissionDeniedError,
 )
 from govcore.models import (
-    MAX_ID_LENGTH,
     ConversationSnapshot,
     ExplainRequest,
     FinalizeOutputRequest,
@@ -57,7 +56,8 @@ from govcore.service import checks, conversations
 from govcore.service.access import Principal
 from govcore.service.effects import Steps
 from govcore.service.requests import parse_json_body, parse_query, validate_request
-from govcore.service.runtime import Result, Service
+from govcore.service.shared import Result, Service
+from govcore.text_rules import MAX_ID_LENGTH
 from govcore.types import StoreReads
 
 __all__ = [

@@ -17,7 +17,7 @@ from govcore.detection.chars import (
     is_word,
 )
 from govcore.detection.normalize import is_invisible, normalize
-from govcore.models import check_identifier
+from govcore.text_rules import check_identifier
 from tests.detection.scanning import CARD, found
 
 ACUTE = "\u0301"

@@ -24,7 +24,7 @@ from govcore.service.endpoints import (
     Endpoint,
     model_parser,
 )
-from govcore.service.runtime import Result, Service
+from govcore.service.shared import Result, Service
 from govcore.types import StoreReads
 from tests.support import FULL_KEY, READ_KEY, bearer, config
 
