@@ -16,6 +16,7 @@ from govcore.detection.chars import digit
 from govcore.detection.secrets.known_examples import SecretOptions
 
 __all__ = [
+    "DECIMAL_DIGIT",
     "CandidatePattern",
     "Detector",
     "Validator",
@@ -26,6 +27,10 @@ __all__ = [
 
 Validator = Callable[[str, int, int], "tuple[int, int, float] | None"]
 """``validate(text, start, end)``: the accepted ``(start, end, factor)``, or None."""
+
+
+DECIMAL_DIGIT = r"\p{Nd}"
+"""A decimal digit of any script, in the candidate patterns' RE2 syntax."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ import re
 from bisect import bisect_left
 
 from govcore.detection.chars import VALUE_START, digit, glues, is_digit
-from govcore.detection.detectors.base import CandidatePattern, Detector, cut_points
+from govcore.detection.detectors.base import DECIMAL_DIGIT, CandidatePattern, Detector, cut_points
 
 __all__ = ["DETECTOR", "card_issuer_valid", "luhn_valid"]
 
@@ -133,7 +133,7 @@ def _card(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return start, cut, 1.0
 
 
-_ND = r"\p{Nd}"
+_ND = DECIMAL_DIGIT
 _SEP = r"[ \-.]"  # Unicode dashes are "-" by now (normalisation)
 
 DETECTOR = Detector(

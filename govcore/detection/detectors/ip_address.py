@@ -7,7 +7,7 @@ import ipaddress
 import re
 
 from govcore.detection.chars import digit, glues, is_digit, is_word
-from govcore.detection.detectors.base import CandidatePattern, Detector
+from govcore.detection.detectors.base import DECIMAL_DIGIT, CandidatePattern, Detector
 
 __all__ = ["DETECTOR", "ipv4_valid"]
 
@@ -67,7 +67,7 @@ def _ip(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return start, end, 1.0
 
 
-_ND = r"\p{Nd}"
+_ND = DECIMAL_DIGIT
 
 DETECTOR = Detector(
     kind="ip_address",

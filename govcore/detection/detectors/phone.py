@@ -6,7 +6,13 @@ from __future__ import annotations
 import re
 
 from govcore.detection.chars import glues
-from govcore.detection.detectors.base import CandidatePattern, Detector, bounded, digits_of
+from govcore.detection.detectors.base import (
+    DECIMAL_DIGIT,
+    CandidatePattern,
+    Detector,
+    bounded,
+    digits_of,
+)
 
 __all__ = ["DETECTOR"]
 
@@ -47,7 +53,7 @@ def _phone_after_word(text: str, start: int, end: int) -> tuple[int, int, float]
     return _phone(text, number.start(), end)
 
 
-_ND = r"\p{Nd}"
+_ND = DECIMAL_DIGIT
 
 DETECTOR = Detector(
     kind="phone",

@@ -6,7 +6,13 @@ from __future__ import annotations
 import re
 
 from govcore.detection.chars import glues
-from govcore.detection.detectors.base import CandidatePattern, Detector, bounded, digits_of
+from govcore.detection.detectors.base import (
+    DECIMAL_DIGIT,
+    CandidatePattern,
+    Detector,
+    bounded,
+    digits_of,
+)
 
 __all__ = ["DETECTOR"]
 
@@ -33,7 +39,7 @@ def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     return start, end, 0.8
 
 
-_ND = r"\p{Nd}"
+_ND = DECIMAL_DIGIT
 
 DETECTOR = Detector(
     kind="us_ssn",
