@@ -356,12 +356,12 @@ def build_retriever(name: str, options: Mapping[str, Any]) -> Any:
         if name == "hybrid":
             # The hybrid retriever's constructor takes its embedder and lexical half; the
             # model is loaded once per process and the policy embeddings come from the cache.
-            from govcore.backends.hybrid import HybridRetriever
+            from govcore.backends.hybrid import HybridRetriever, HybridSettings
             from govcore.backends.sentence_embedding import shared_embedder
             from govcore.backends.tfidf import TfidfRetriever
 
             _RETRIEVERS[key] = HybridRetriever(
-                shared_embedder(_DEFAULTS.semantic_model), lexical=TfidfRetriever(), **options
+                shared_embedder(HybridSettings().semantic_model), lexical=TfidfRetriever(), **options
             )
         else:
             _RETRIEVERS[key] = retriever_from_name(name, **options)

@@ -181,11 +181,13 @@ class GovernanceSettings(_ConfigModel):
 
     @property
     def backend_keys(self) -> frozenset[str]:
-        """The backends' keys the configuration gave a value other than null: what chooses a
-        decision log (``decision_log_path``, ``decision_log_stream``)."""
+        """The backends' keys the configuration gave a value other than null or empty text:
+        what chooses a decision log (``decision_log_path``, ``decision_log_stream``). Empty text
+        counts as unset, as it always has (a configuration templated from an unset environment
+        variable keeps the default log)."""
         return frozenset(
             name
             for section in self._sections.values()
             for name in section.model_fields_set
-            if getattr(section, name) is not None
+            if getattr(section, name) not in (None, "")
         )

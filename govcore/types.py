@@ -175,11 +175,12 @@ class PipelinedStore(Store, Protocol):
     ) -> Admission:
         """Count one request in the sliding window of ``key`` and read ``read`` in one go.
 
-        The request is admitted when fewer than ``limit`` requests were admitted in the last
-        ``window_seconds`` (by the store's clock), and then counted; a refused request is not
-        counted. Logged times after the store's ``now`` (a clock that stepped back) count as
-        ``now``. The wait of a refusal is when the oldest of the last ``limit`` admitted
-        requests leaves the window. These are the rules of :func:`govcore.core.ratelimit.admit`.
+        The rules are those of :func:`govcore.core.ratelimit.admit`, decided on the store's
+        clock: a request is admitted, and counted, unless ``limit`` logged requests would share
+        one window of ``window_seconds`` with it; a refused request is not counted. After the
+        clock stepped back by less than a window, logged times keep their own values; a step
+        of a window or more is a reset, and times in the future then count as ``now``. A
+        refusal's wait is until the request would be admitted.
         """
         ...
 

@@ -502,7 +502,9 @@ def _settings_model_of(
 
     try:
         cls = registry.load(name, f"{registry.kind} {name!r}", declarations=declarations)
-    except ConfigError:
+    except Exception:
+        # A backend that cannot even be imported (a third party's, broken) owns no keys here;
+        # building it, when it is chosen, reports why.
         return None
     model = getattr(cls, "settings_model", None)
     return model if isinstance(model, type) and issubclass(model, SettingsSection) else None

@@ -713,3 +713,24 @@ def test_building_a_governance_reads_the_entry_points_once(
     assert reads == [None]
     govcore.Governance.from_config(config()).close()
     assert reads == [None, None]
+
+
+def test_an_empty_decision_log_path_keeps_the_default_log() -> None:
+    """``decision_log_path: ""`` (a template whose variable was unset) counts as unset, as it
+    always has: the decisions stay in memory."""
+    gov = govcore.Governance.from_config(config(decision_log_path=""))
+    assert isinstance(gov.decision_log, MemoryDecisionLog)
+
+
+def test_a_backend_that_fails_to_import_owns_no_keys(site: Path) -> None:
+    """An installed backend whose module raises at import cannot break loading a configuration
+    that does not choose it, even when an unknown key makes every backend be asked."""
+    _distribution(
+        site,
+        "govcore_broken",
+        "[govcore.stores]\nbroken = thirdparty_broken:BrokenStore\n",
+        thirdparty_broken="raise RuntimeError('this plugin is broken')\n",
+    )
+    with pytest.raises(ConfigError, match="maxx_conversations: unknown field"):
+        load_settings({"maxx_conversations": 5})
+    assert load_settings({"max_conversations": 5}).store == "memory://"
