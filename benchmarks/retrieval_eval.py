@@ -361,7 +361,9 @@ def build_retriever(name: str, options: Mapping[str, Any]) -> Any:
             from govcore.backends.tfidf import TfidfRetriever
 
             _RETRIEVERS[key] = HybridRetriever(
-                shared_embedder(HybridSettings().semantic_model), lexical=TfidfRetriever(), **options
+                shared_embedder(HybridSettings().semantic_model),
+                lexical=TfidfRetriever(),
+                **options,
             )
         else:
             _RETRIEVERS[key] = retriever_from_name(name, **options)

@@ -403,7 +403,8 @@ class PostInferenceResponse(_WireModel):
     policy_citations: list[str]
     """the ids of the policies with violations, each once, in order of first violation"""
     trace_id: str
-    """identifies the check in the decision log (32 hexadecimal digits)"""
+    """identifies the check in the decision log: the request's traceId when it gives one, else a
+    new id of 32 hexadecimal digits"""
 
 
 class TurnResponse(_WireModel):
@@ -441,7 +442,8 @@ class ConversationSnapshot(_WireModel):
     injection_block: str
     """the block of the last turn"""
     binding_log: list[BindingEvent]
-    """the conversation's binding events, oldest first; the latest 500 are kept"""
+    """the conversation's binding events, oldest first; the latest ``binding_log_limit`` (500 by
+    default) are kept"""
     updated_at: str
     """timestamp of the last recorded turn"""
 

@@ -28,18 +28,21 @@ from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 __all__ = [
     "PII_KINDS",
     "DetectRule",
+    "Enforcement",
+    "PiiKind",
     "PolicyDocument",
     "PolicySet",
     "ToolRule",
     "compile_regex",
 ]
 
-# The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
-# Literal written out, not derived, so that type checkers and the config's error message know
-# them; tests/detection/test_detectors.py checks that it is the registry's list.
+
 Enforcement = Literal["fix", "warning", "audit"]
 """How a policy is enforced; its violations carry it as their ``enforcementType``."""
 
+# The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
+# Literal written out, not derived, so that type checkers and the config's error message know
+# them; tests/detection/test_detectors.py checks that it is the registry's list.
 PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
 PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 

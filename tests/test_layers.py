@@ -169,34 +169,52 @@ def test_no_import_cycles() -> None:
     assert _cycles() == []
 
 
-def test_the_core_builds_and_imports_no_wire_model() -> None:
-    """The wire models are built in one place, ``service/wire.py``: no other module calls a
-    response model's class, and the core and the layers below it do not import the models."""
-    wire_models = {
-        node.name
-        for node in ast.walk(ast.parse(MODULES["govcore.models"].read_text(encoding="utf-8")))
-        if isinstance(node, ast.ClassDef)
-    }
-    builders = []
-    for module, path in MODULES.items():
-        if module in {"govcore.models", "govcore.service.wire"}:
+WIRE_MODELS = frozenset(
+    node.name
+    for node in ast.walk(ast.parse(MODULES["govcore.models"].read_text(encoding="utf-8")))
+    if isinstance(node, ast.ClassDef)
+)
+
+
+def wire_model_calls(tree: ast.AST) -> list[str]:
+    """The calls in ``tree`` that build a wire model: a model class imported from
+    ``govcore.models`` called by name, or called through the module (``models.TurnDiff(...)``)."""
+    names: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "govcore.models":
+            names |= {a.asname or a.name for a in node.names if a.name in WIRE_MODELS}
+        elif isinstance(node, ast.ImportFrom) and node.module == "govcore":
+            modules |= {a.asname or a.name for a in node.names if a.name == "models"}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names if a.name == "govcore.models" and a.asname}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = {
-            alias.asname or alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == "govcore.models"
-            for alias in node.names
-            if alias.name in wire_models
-            and alias.name.endswith(("Response", "Decision", "Snapshot"))
-        }
-        builders += [
-            f"{module}:{node.lineno} {node.func.id}"
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in names
-        ]
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in names:
+            found.append(f"{node.lineno} {func.id}")
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr in WIRE_MODELS
+            and isinstance(func.value, ast.Name)
+            and func.value.id in modules
+        ):
+            found.append(f"{node.lineno} {func.value.id}.{func.attr}")
+    return found
+
+
+def test_only_the_wire_module_builds_wire_models() -> None:
+    """The wire models are built in one place, ``service/wire.py``: no other module of the
+    package calls a model class of ``govcore.models`` (requests are parsed, with
+    ``model_validate``, never built)."""
+    builders = [
+        f"{module}:{call}"
+        for module, path in MODULES.items()
+        if module not in {"govcore.models", "govcore.service.wire"}
+        for call in wire_model_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert builders == []
 
 
@@ -216,3 +234,8 @@ def test_the_rules_can_fail() -> None:
     assert layer_of("govcore.core.verdict") < layer_of("govcore.models")
     assert layer_of("govcore") < layer_of("govcore.cli")
     assert len(nodes) == 4
+    built = ast.parse(
+        "from govcore.models import TurnDiff as Diff\nfrom govcore import models\n"
+        "Diff(newly_applicable=[])\nmodels.BindingEvent()\nmodels.TurnRequest.model_validate({})\n"
+    )
+    assert wire_model_calls(built) == ["3 Diff", "4 models.BindingEvent"]

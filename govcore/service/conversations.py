@@ -271,7 +271,7 @@ def record_turn(
     def respond(outcome: TurnOutcome) -> TurnResponse:
         return turn_response(
             outcome,
-            tenant.shown,
+            tenant.views,
             session_id=request.session_id,
             post_check=post_check,
             trace_id=trace_id,
@@ -368,7 +368,7 @@ def get_conversation(
             session_id=session_id,
             turn_count=state.turn_count,
             active=[by_id[b.policy_id] for b in state.bindings if b.policy_id in by_id],
-            shown=tenant.shown,
+            views=tenant.views,
             injection_block=state.injection_block,
             binding_log=service.decode_binding_log(state, key),
             updated_at=iso_timestamp(state.updated_at),
@@ -452,7 +452,7 @@ def pre_inference(
     response = pre_inference_response(
         session_id=request.session_id,
         policies=ordered,
-        shown=tenant.shown,
+        views=tenant.views,
         injection_block=block,
         token_estimate=estimate,
         rationale_required=principal.settings.rationale_required,

@@ -11,7 +11,7 @@ from govcore.detection.scanner import Scanner, compile_rules
 from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicySet
-from govcore.service.wire import AppliedPolicies, applicable_policies
+from govcore.service.wire import PolicyViews, policy_views
 from govcore.types import RetrievalIndex, Retriever
 
 __all__ = ["CompiledTenant", "ExampleMiss", "compile_tenants", "examples_that_miss"]
@@ -33,7 +33,7 @@ class CompiledTenant:
     policies_by_area: Mapping[str, frozenset[str]]  # area -> ids of its policies
     always_on: frozenset[str]  # ids of the alwaysOn policies
     tool_rules: tuple[CompiledToolRule, ...]
-    shown: AppliedPolicies  # the policies as the API shows them, by id
+    views: PolicyViews  # the policies as the API shows them, by id
 
     def policies_in_areas(self, areas: frozenset[str] | None) -> frozenset[str] | None:
         """The ids of the policies in ``areas`` (``None``: every policy)."""
@@ -91,7 +91,7 @@ def _compile(
         policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
         always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
         tool_rules=compile_tool_rules(policy_set.policies, secret_options),
-        shown=applicable_policies(policy_set),
+        views=policy_views(policy_set),
     )
 
 

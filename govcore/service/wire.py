@@ -3,7 +3,7 @@
 Handlers compute with plain data (policies, findings, outcomes) and hand the result here to be
 shaped into the response model of their endpoint; no other module builds a response model. The
 API's view of each policy (:class:`~govcore.models.ApplicablePolicy`) is built once per
-policy-set version (:func:`applicable_policies`, called when a tenant is compiled) and shared
+policy-set version (:func:`policy_views`, called when a tenant is compiled) and shared
 by every response that lists it.
 """
 
@@ -33,10 +33,10 @@ from govcore.models import (
 from govcore.policy import PolicyDocument, PolicySet
 
 __all__ = [
-    "AppliedPolicies",
-    "applicable_policies",
+    "PolicyViews",
     "binding_event",
     "conversation_snapshot",
+    "policy_views",
     "post_inference_response",
     "pre_inference_response",
     "stream_check_response",
@@ -44,11 +44,11 @@ __all__ = [
     "turn_response",
 ]
 
-AppliedPolicies = Mapping[str, ApplicablePolicy]
+PolicyViews = Mapping[str, ApplicablePolicy]
 """A policy set's policies as the API shows them, by policy id."""
 
 
-def applicable_policies(policy_set: PolicySet) -> dict[str, ApplicablePolicy]:
+def policy_views(policy_set: PolicySet) -> dict[str, ApplicablePolicy]:
     """Every policy of ``policy_set`` as the API shows it, by id (built once per version)."""
     return {
         policy.id: ApplicablePolicy(
@@ -64,8 +64,8 @@ def applicable_policies(policy_set: PolicySet) -> dict[str, ApplicablePolicy]:
     }
 
 
-def _shown(policies: Iterable[PolicyDocument], shown: AppliedPolicies) -> list[ApplicablePolicy]:
-    return [shown[policy.id] for policy in policies]
+def _shown(policies: Iterable[PolicyDocument], views: PolicyViews) -> list[ApplicablePolicy]:
+    return [views[policy.id] for policy in policies]
 
 
 def binding_event(record: BindingRecord) -> BindingEvent:
@@ -75,18 +75,18 @@ def binding_event(record: BindingRecord) -> BindingEvent:
     )
 
 
-def _turn_diff(outcome: TurnOutcome, shown: AppliedPolicies) -> TurnDiff:
+def _turn_diff(outcome: TurnOutcome, views: PolicyViews) -> TurnDiff:
     return TurnDiff(
-        newly_applicable=_shown(outcome.newly_applicable, shown),
-        newly_released=_shown(outcome.newly_released, shown),
-        still_active=_shown(outcome.still_active, shown),
+        newly_applicable=_shown(outcome.newly_applicable, views),
+        newly_released=_shown(outcome.newly_released, views),
+        still_active=_shown(outcome.still_active, views),
         binding_events=[binding_event(r) for r in outcome.events],
     )
 
 
 def turn_response(
     outcome: TurnOutcome,
-    shown: AppliedPolicies,
+    views: PolicyViews,
     *,
     session_id: str,
     post_check: PostInferenceResponse | None,
@@ -96,8 +96,8 @@ def turn_response(
     return TurnResponse(
         session_id=session_id,
         turn_index=outcome.turn_index,
-        diff=_turn_diff(outcome, shown),
-        active_policies=_shown(outcome.active, shown),
+        diff=_turn_diff(outcome, views),
+        active_policies=_shown(outcome.active, views),
         injection_block=outcome.state.injection_block,
         token_estimate=outcome.token_estimate,
         post_inference_check=post_check,
@@ -110,7 +110,7 @@ def conversation_snapshot(
     session_id: str,
     turn_count: int,
     active: Iterable[PolicyDocument],
-    shown: AppliedPolicies,
+    views: PolicyViews,
     injection_block: str,
     binding_log: Iterable[BindingRecord],
     updated_at: str,
@@ -119,7 +119,7 @@ def conversation_snapshot(
     return ConversationSnapshot(
         session_id=session_id,
         turn_count=turn_count,
-        active_policies=_shown(active, shown),
+        active_policies=_shown(active, views),
         injection_block=injection_block,
         binding_log=[binding_event(r) for r in binding_log],
         updated_at=updated_at,
@@ -130,7 +130,7 @@ def pre_inference_response(
     *,
     session_id: str,
     policies: Iterable[PolicyDocument],
-    shown: AppliedPolicies,
+    views: PolicyViews,
     injection_block: str,
     token_estimate: int,
     rationale_required: bool,
@@ -140,7 +140,7 @@ def pre_inference_response(
     return PreInferenceResponse(
         session_id=session_id,
         cache_hit=False,
-        applicable_policies=_shown(policies, shown),
+        applicable_policies=_shown(policies, views),
         injection_block=injection_block,
         rationale_required=rationale_required,
         token_estimate=token_estimate,
