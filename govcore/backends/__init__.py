@@ -408,8 +408,12 @@ def decision_log_from_settings(settings: GovernanceSettings) -> DecisionLog:
     chosen = [n for n in names if f"{_DECISION_LOG_SETTING}{n}" in given]
     if len(chosen) > 1:
         keys = sorted(f"{_DECISION_LOG_SETTING}{n}" for n in chosen)
-        both = " or ".join(keys) if len(keys) == 2 else f"one of {', '.join(keys)}"
-        raise _DECISION_LOGS.error(f"set either {both}, not both", f"settings.{keys[-1]}")
+        which = (
+            f"either {keys[0]} or {keys[1]}, not both"
+            if len(keys) == 2
+            else (f"only one of {', '.join(keys)}")
+        )
+        raise _DECISION_LOGS.error(f"set {which}", f"settings.{keys[-1]}")
     name = chosen[0] if chosen else DEFAULT_DECISION_LOG
     key = f"{_DECISION_LOG_SETTING}{name}"
     setting = f"settings.{key}" if chosen else None
