@@ -64,7 +64,7 @@ def policy_views(policy_set: PolicySet) -> dict[str, ApplicablePolicy]:
     }
 
 
-def _shown(policies: Iterable[PolicyDocument], views: PolicyViews) -> list[ApplicablePolicy]:
+def _views_of(policies: Iterable[PolicyDocument], views: PolicyViews) -> list[ApplicablePolicy]:
     return [views[policy.id] for policy in policies]
 
 
@@ -77,9 +77,9 @@ def binding_event(record: BindingRecord) -> BindingEvent:
 
 def _turn_diff(outcome: TurnOutcome, views: PolicyViews) -> TurnDiff:
     return TurnDiff(
-        newly_applicable=_shown(outcome.newly_applicable, views),
-        newly_released=_shown(outcome.newly_released, views),
-        still_active=_shown(outcome.still_active, views),
+        newly_applicable=_views_of(outcome.newly_applicable, views),
+        newly_released=_views_of(outcome.newly_released, views),
+        still_active=_views_of(outcome.still_active, views),
         binding_events=[binding_event(r) for r in outcome.events],
     )
 
@@ -97,7 +97,7 @@ def turn_response(
         session_id=session_id,
         turn_index=outcome.turn_index,
         diff=_turn_diff(outcome, views),
-        active_policies=_shown(outcome.active, views),
+        active_policies=_views_of(outcome.active, views),
         injection_block=outcome.state.injection_block,
         token_estimate=outcome.token_estimate,
         post_inference_check=post_check,
@@ -119,7 +119,7 @@ def conversation_snapshot(
     return ConversationSnapshot(
         session_id=session_id,
         turn_count=turn_count,
-        active_policies=_shown(active, views),
+        active_policies=_views_of(active, views),
         injection_block=injection_block,
         binding_log=[binding_event(r) for r in binding_log],
         updated_at=updated_at,
@@ -140,7 +140,7 @@ def pre_inference_response(
     return PreInferenceResponse(
         session_id=session_id,
         cache_hit=False,
-        applicable_policies=_shown(policies, views),
+        applicable_policies=_views_of(policies, views),
         injection_block=injection_block,
         rationale_required=rationale_required,
         token_estimate=token_estimate,
