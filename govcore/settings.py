@@ -77,7 +77,12 @@ class GovernanceSettings(_ConfigModel):
     retrieval_top_k: Annotated[int, Field(ge=1, le=100)] = 6
     """At most this many policies are selected by retrieval per turn."""
     min_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
-    """Minimum retrieval score; ``None`` keeps the retriever's own calibrated default."""
+    """Minimum retrieval score; ``None`` keeps the retriever's own default, or for a policy
+    set calibrated on its examples, the threshold its calibration chose."""
+    relative_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    """A selected policy also scores at least this fraction of the turn's best score (so a
+    clear match does not drag weak neighbours in, while a message with two subjects keeps
+    both); ``None`` keeps the retriever's own default (0.7 uncalibrated, 0.3 calibrated)."""
     synonyms: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(default_factory=dict)
     """Extra paraphrase concepts for retrieval: a one-word concept to phrases that mean it."""
     retrieval_window_chars: Annotated[int, Field(ge=256, le=1_048_576)] = 2048

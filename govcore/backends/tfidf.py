@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from govcore.policy import PolicyDocument
 from govcore.retrieval.analysis import DEFAULT_LANGUAGE, Analyzer
+from govcore.retrieval.calibration import CalibrationOptions
 from govcore.retrieval.lexicon import load_lexicon, merge_lexicons
 
 if TYPE_CHECKING:
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
     from govcore.settings import GovernanceSettings
 
 __all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
+
+
+DEFAULT_CALIBRATION = CalibrationOptions()
+"""How a policy set with examples is calibrated unless a retriever is told otherwise."""
 
 
 class TfidfRetriever:
@@ -50,6 +55,12 @@ class TfidfRetriever:
             of several terms is multiplied by this.
         language: the language of text analysis (its stemmer, stop words and conversation
             words); see :func:`govcore.retrieval.analysis.languages`.
+        context_discount: with recent context, a policy keeps the better of its score for the
+            message alone and this times its score for the message read with its context, so
+            that the current message leads and a new subject is not delayed.
+        calibration: how a policy set with examples is calibrated
+            (:class:`~govcore.retrieval.calibration.CalibrationOptions`); ``None`` never
+            calibrates. A policy set with too few examples is never calibrated either.
     """
 
     DEFAULT_MIN_RELEVANCE = 0.16
@@ -58,6 +69,8 @@ class TfidfRetriever:
     DEFAULT_MAX_QUERY_TERMS = 48
     DEFAULT_EXAMPLE_WEIGHT = 0.4
     DEFAULT_SINGLE_TERM_FACTOR = 1.0
+    DEFAULT_CONTEXT_WEIGHT = 1.0
+    DEFAULT_CONTEXT_DISCOUNT = 1.0
 
     def __init__(
         self,
@@ -67,14 +80,20 @@ class TfidfRetriever:
         min_query_terms: float = DEFAULT_MIN_QUERY_TERMS,
         max_query_terms: int = DEFAULT_MAX_QUERY_TERMS,
         example_weight: float = DEFAULT_EXAMPLE_WEIGHT,
-        context_weight: float = 1.0,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
         synonyms: Mapping[str, Sequence[str]] | None = None,
         language: str = DEFAULT_LANGUAGE,
         field_weights: tuple[int, int, int] = (3, 2, 1),
         single_term_factor: float = DEFAULT_SINGLE_TERM_FACTOR,
+        context_discount: float = DEFAULT_CONTEXT_DISCOUNT,
+        calibration: CalibrationOptions | None = DEFAULT_CALIBRATION,
     ) -> None:
         if len(field_weights) != 3 or min(field_weights) < 0 or max(field_weights) == 0:
             raise ValueError("field_weights are three non-negative counts, not all 0")
+        if not 0.0 <= context_discount <= 1.0:
+            raise ValueError(f"context_discount must be in [0, 1], not {context_discount}")
+        self.context_discount = context_discount
+        self.calibration = calibration
         self.field_weights = tuple(field_weights)
         self.single_term_factor = single_term_factor
         self.min_relevance = min_relevance
@@ -98,6 +117,8 @@ class TfidfRetriever:
         }
         if settings.min_relevance is not None:
             options["min_relevance"] = settings.min_relevance
+        if settings.relative_relevance is not None:
+            options["relative_relevance"] = settings.relative_relevance
         return cls(**options)
 
     def index(self, policies: Sequence[PolicyDocument]) -> TfidfIndex:
@@ -117,6 +138,8 @@ class TfidfRetriever:
             context_weight=self.context_weight,
             field_weights=(title, lead, body),
             single_term_factor=self.single_term_factor,
+            context_discount=self.context_discount,
+            calibration=self.calibration,
         )
         return build_index(policies, self.analyzer, scoring)
 

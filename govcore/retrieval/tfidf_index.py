@@ -24,6 +24,12 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from govcore.policy import PolicyDocument
 from govcore.retrieval.analysis import Analyzer, words_of
+from govcore.retrieval.calibration import (
+    Calibration,
+    CalibrationOptions,
+    enough_examples,
+    fit_thresholds,
+)
 from govcore.retrieval.ranking import RankedIndex, RelevanceThresholds, Scores
 from govcore.types import IndexExplanation, PolicyScore
 
@@ -53,6 +59,9 @@ class TfidfScoring:
             examples; in the area and text.
         single_term_factor: the score of a policy sharing only one term with a turn of
             several is multiplied by this.
+        context_discount: with context, a policy keeps the better of its score for the
+            message alone and this times its score for the message with its context.
+        calibration: how to calibrate on the policies' examples; ``None`` never calibrates.
     """
 
     min_relevance: float
@@ -63,6 +72,8 @@ class TfidfScoring:
     context_weight: float
     field_weights: tuple[int, int, int]
     single_term_factor: float
+    context_discount: float = 1.0
+    calibration: CalibrationOptions | None = None
 
     @property
     def thresholds(self) -> RelevanceThresholds:
@@ -92,7 +103,18 @@ def policy_terms(
 def build_index(
     policies: Sequence[PolicyDocument], analyzer: Analyzer, scoring: TfidfScoring
 ) -> TfidfIndex:
-    """Count each policy's terms, weight them with scikit-learn, keep them transposed."""
+    """Count each policy's terms, weight them with scikit-learn, keep them transposed; then,
+    when the policies have enough examples, calibrate on them (``scoring.calibration``)."""
+    index = _build(policies, analyzer, scoring)
+    options = scoring.calibration
+    if options is not None and enough_examples(index.example_counts.tolist(), options):
+        index.calibrate(options)
+    return index
+
+
+def _build(
+    policies: Sequence[PolicyDocument], analyzer: Analyzer, scoring: TfidfScoring
+) -> TfidfIndex:
     areas = [p.area for p in policies]
     per_policy = [policy_terms(p, analyzer, scoring.field_weights) for p in policies]
     # Vocabulary, columns and counts built by C-level iteration over the term dictionaries.
@@ -193,15 +215,40 @@ class _Examples:
     texts: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    """One query's scores, with what explanations need to take them apart."""
+@dataclass(slots=True)
+class _Pass:
+    """One query vector's evidence about every policy (dense, in policy order).
 
-    scores: npt.NDArray[np.float64]
-    columns: npt.NDArray[np.int64]  # the query's scored terms
-    query_values: npt.NDArray[np.float32]  # their weights, as multiplied into the scores
-    lexical: npt.NDArray[np.float64]  # the document similarity, before examples
+    Attributes:
+        doc: the cosine with the policy's own text (the short-query floor applied).
+        closeness: the cosine with the closest of its example phrases (0 without one).
+        closest: the example row behind ``closeness`` (-1 without one).
+        base: ``doc``, raised to ``example_weight`` times ``closeness``, and to 1 where the
+            message is made of exactly an example's terms.
+        columns: the query's scored terms; query_values: their weights in ``doc``.
+    """
+
+    doc: Scores
+    closeness: Scores
+    closest: npt.NDArray[np.int64]
+    base: Scores
+    columns: npt.NDArray[np.int64]
+    query_values: npt.NDArray[np.float32]
+
+
+@dataclass(slots=True)
+class _Scored:
+    """One turn's scores, with the passes behind them (the message alone, and with context)."""
+
+    scores: Scores
+    message: _Pass
+    with_context: _Pass | None
     examples: dict[int, str] = field(default_factory=dict)  # policy -> the example that set it
+
+    @property
+    def explained(self) -> _Pass:
+        """The pass whose terms an explanation shows: the one that read the context, if any."""
+        return self.with_context or self.message
 
 
 class TfidfIndex(RankedIndex):
@@ -209,6 +256,11 @@ class TfidfIndex(RankedIndex):
 
     The document-term matrix is kept transposed (term x policy, CSR), so scoring a query reads
     only the postings of its own terms instead of multiplying through the whole matrix.
+
+    Attributes:
+        calibration: per-policy thresholds fitted on the policies' examples, or ``None`` (too
+            few examples, or calibration off).
+        example_counts: per policy, how many example phrases it has.
     """
 
     def __init__(
@@ -225,6 +277,7 @@ class TfidfIndex(RankedIndex):
         super().__init__(areas, scoring.thresholds)
         self.analyzer = analyzer
         self.scoring = scoring
+        self.calibration: Calibration | None = None
         self._examples = examples
         self._phrases = phrases or {}
         # A turn's text comes back as recentContext on the next turns: map it to this index's
@@ -233,6 +286,40 @@ class TfidfIndex(RankedIndex):
         self._vocabulary = vocabulary
         self._idf = idf
         self._term_policy: Any = term_policy
+        counts = np.zeros(self._size, np.int64)
+        if examples is not None:
+            np.add.at(counts, examples.owners, 1)
+        self.example_counts = counts
+
+    @property
+    def example_texts(self) -> tuple[str, ...]:
+        """Every example phrase with terms of its own, in index order of their policies."""
+        return self._examples.texts if self._examples is not None else ()
+
+    @property
+    def example_owners(self) -> tuple[int, ...]:
+        """The policy of each of :attr:`example_texts`."""
+        return tuple(self._examples.owners.tolist()) if self._examples is not None else ()
+
+    def calibrate(self, options: CalibrationOptions) -> Calibration:
+        """Fit per-policy thresholds on the messages each policy is not for (see
+        :mod:`govcore.retrieval.calibration`), and score with them from now on."""
+        self.calibration = None
+        calibration = fit_thresholds(
+            self.uncalibrated_scores,
+            self.example_texts,
+            self.example_owners,
+            self._size,
+            self.scoring.min_relevance,
+            options,
+        )
+        self.calibration = calibration
+        return calibration
+
+    def uncalibrated_scores(self, query: str, held_out: int = -1) -> Scores:
+        """The scores of a message without context and before calibration; ``held_out`` is an
+        example row scored as if it were not in the index (its own phrase no longer counts)."""
+        return self._score(query, (), held_out=held_out, calibrated=False).scores
 
     def _text_columns(self, text: str) -> Columns:
         """The text's terms in this index, as (column, sublinear term frequency)."""
@@ -256,25 +343,52 @@ class TfidfIndex(RankedIndex):
         return weights
 
     def scores(self, query: str, *, context: Sequence[str] = ()) -> Scores:
-        """Similarity of the query with every policy (dense, in index order).
+        """Similarity of the turn with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
         ``min_query_terms``), raised to the query's closeness to one of the policy's example
         phrases (see ``example_weight``), and to 1 when the message is made of exactly the
-        terms of one of them.
+        terms of one of them. With context, a policy keeps the better of its score for the
+        message alone and ``context_discount`` times its score for the message with its
+        context: the message leads. A calibrated index then scales each policy's score by its
+        own threshold (:meth:`Calibration.relevance`).
         """
         return self._score(query, context).scores
 
-    def _score(self, query: str, context: Sequence[str]) -> _Scored:
+    def _score(
+        self,
+        query: str,
+        context: Sequence[str],
+        *,
+        held_out: int = -1,
+        calibrated: bool = True,
+    ) -> _Scored:
         scoring = self.scoring
-        weights = self._query_weights(query, context)
-        if not weights or self._term_policy is None:
-            nothing = np.zeros(self._size)
-            scored = _Scored(
-                nothing, np.zeros(0, np.int64), np.zeros(0, np.float32), nothing.copy()
-            )
+        message = self._pass(self._query_weights(query, ()), query, held_out)
+        scores = message.base.copy()
+        with_context = None
+        if scoring.context_weight > 0.0 and any(text.strip() for text in context):
+            with_context = self._pass(self._query_weights(query, context), None, held_out)
+            np.maximum(scores, scoring.context_discount * with_context.base, out=scores)
+        if calibrated and self.calibration is not None:
+            scores = self.calibration.relevance(scores)
+        scored = _Scored(scores, message, with_context)
+        if held_out < 0:
             self._raise_to_phrases(query, scored)
-            return scored
+        self._note_examples(scored)
+        return scored
+
+    def _pass(self, weights: Mapping[int, float], message: str | None, held_out: int) -> _Pass:
+        """Score one query vector; ``message`` (the message alone) enables the rule that a
+        message made of exactly an example's terms scores 1."""
+        scoring = self.scoring
+        size = self._size
+        if not weights or self._term_policy is None:
+            nothing = np.zeros(size)
+            return _Pass(
+                nothing, nothing.copy(), np.full(size, -1), nothing.copy(),
+                np.zeros(0, np.int64), np.zeros(0, np.float32),
+            )  # fmt: skip
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
         values *= self._idf[columns]
@@ -289,17 +403,63 @@ class TfidfIndex(RankedIndex):
         short = max(1.0, math.sqrt(scoring.min_query_terms / len(weights)))
         floored = values / (true_norm * short)
         postings = self._term_policy[columns]
-        scores = np.asarray(postings.T @ floored, dtype=np.float64)
+        doc = np.asarray(postings.T @ floored, dtype=np.float64)
         if scoring.single_term_factor != 1.0 and len(columns) > 1:
             # A policy that shares one word with a message of several is more often a
             # coincidence ("connect" in a printer question, a connecting flight) than a topic.
-            matched = np.bincount(postings.indices, minlength=self._size)
-            scores[matched == 1] *= scoring.single_term_factor
-        scored = _Scored(scores, columns, floored, scores.copy())
+            matched = np.bincount(postings.indices, minlength=size)
+            doc[matched == 1] *= scoring.single_term_factor
+        scored = _Pass(
+            doc, np.zeros(size), np.full(size, -1), doc.copy(), columns, floored
+        )
         if self._examples is not None:
-            self._raise_to_examples(query, columns, values / true_norm, scored)
-        self._raise_to_phrases(query, scored)
+            self._raise_to_examples(scored, values / true_norm, message, held_out)
         return scored
+
+    def _raise_to_examples(
+        self,
+        scored: _Pass,
+        unit_values: npt.NDArray[np.float32],
+        message: str | None,
+        held_out: int,
+    ) -> None:
+        """Fill each policy's closeness to its closest example phrase, and raise its base."""
+        examples = self._examples
+        assert examples is not None
+        rows = examples.term_example[scored.columns]
+        # Only the examples that share a term with the query are touched: with thousands of
+        # examples, a pass over all of them would cost more than the rest of the turn.
+        touched, where = np.unique(rows.indices, return_inverse=True)
+        if not len(touched):
+            return
+        term_of_entry = np.repeat(np.arange(len(scored.columns)), np.diff(rows.indptr))
+        # The plain cosine (no norm floor): the message's closeness to the phrase itself.
+        near = np.bincount(where, weights=rows.data * unit_values[term_of_entry])
+        shared = np.bincount(where)
+        sizes = examples.sizes[touched]
+        # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
+        # term of its own.
+        near[shared < np.minimum(sizes, _MIN_SHARED_EXAMPLE_TERMS)] = 0.0
+        near[touched == held_out] = 0.0
+        owners = examples.owners[touched]
+        # The closest example per policy: order by policy, closest first, keep each first.
+        order = np.lexsort((-near, owners))
+        first = np.ones(len(order), bool)
+        first[1:] = owners[order][1:] != owners[order][:-1]
+        best = order[first]
+        scored.closeness[owners[best]] = near[best]
+        scored.closest[owners[best]] = np.where(near[best] > 0.0, touched[best], -1)
+        np.maximum(scored.base, self.scoring.example_weight * scored.closeness, out=scored.base)
+        if message is not None:
+            # A message made of exactly an example's terms is what its author said the policy
+            # is for: full relevance, so an example always selects its policy. Every term of
+            # the message counts here, known to the index or not.
+            complete = (shared == sizes) & (touched != held_out)
+            if complete.any():
+                message_terms = len(self.analyzer.term_counts(message))
+                exact = complete & (sizes == message_terms)
+                scored.base[owners[exact]] = 1.0
+                scored.closest[owners[exact]] = touched[exact]
 
     def _raise_to_phrases(self, query: str, scored: _Scored) -> None:
         """A message that is one of a policy's example phrases (same words, in order) selects
@@ -310,45 +470,17 @@ class TfidfIndex(RankedIndex):
             scored.scores[position] = 1.0
             scored.examples[position] = example
 
-    def _raise_to_examples(
-        self,
-        query: str,
-        columns: npt.NDArray[np.int64],
-        unit_values: npt.NDArray[np.float32],
-        scored: _Scored,
-    ) -> None:
-        """Raise each policy's score to its closest example phrase's, noting the example."""
+    def _note_examples(self, scored: _Scored) -> None:
+        """Name the example behind each policy whose score its closest example set."""
         examples = self._examples
-        assert examples is not None
-        rows = examples.term_example[columns]
-        # The plain cosine (no norm floor): the message's closeness to the phrase itself.
-        closeness = np.asarray(rows.T @ unit_values, dtype=np.float64)
-        shared = np.diff(rows.tocsc().indptr)
-        # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
-        # term of its own.
-        closeness[shared < np.minimum(examples.sizes, _MIN_SHARED_EXAMPLE_TERMS)] = 0.0
-        weighted = closeness * self.scoring.example_weight
-        # A message made of exactly an example's terms is what its author said the policy is
-        # for: full relevance, so an example always selects its policy.
-        complete = shared == examples.sizes
-        if complete.any():
-            # Every term of the message counts here, known to the index or not.
-            message_terms = len(self.analyzer.term_counts(query))
-            weighted[complete & (examples.sizes == message_terms)] = 1.0
-        best = np.full(self._size, -1.0)
-        np.maximum.at(best, examples.owners, weighted)
-        scores = scored.scores
-        raised = np.flatnonzero(best > scores)
-        if len(raised):
-            scores[raised] = best[raised]
-            # The example behind each raised policy: its best-scoring row.
-            wanted = set(raised.tolist())
-            for row in np.argsort(-weighted, kind="stable").tolist():
-                owner = int(examples.owners[row])
-                if owner in wanted and owner not in scored.examples:
-                    scored.examples[owner] = examples.texts[row]
-                    if len(scored.examples) == len(wanted):
-                        break
+        if examples is None:
+            return
+        for source in (scored.message, scored.with_context):
+            if source is None:
+                continue
+            raised = np.flatnonzero((source.closest >= 0) & (source.base > source.doc))
+            for position in raised.tolist():
+                scored.examples.setdefault(position, examples.texts[int(source.closest[position])])
 
     def explain(
         self,
@@ -364,15 +496,16 @@ class TfidfIndex(RankedIndex):
         if areas is not None:
             candidates = candidates[self.area_mask(areas)]
         floor = self.floor(float(scores[candidates].max()) if len(candidates) else 0.0)
-        terms_by_policy = self._term_shares(scored, candidates)
-        names = self._names_of(scored.columns)
+        source = scored.explained
+        terms_by_policy = self._term_shares(source, candidates)
+        names = self._names_of(source.columns)
         explained = []
         for position in sorted(candidates.tolist(), key=lambda i: (-scores[i], i)):
             explained.append(
                 PolicyScore(
                     position=position,
                     score=float(scores[position]),
-                    lexical=float(scored.lexical[position]),
+                    lexical=float(source.doc[position]),
                     terms=tuple(
                         (names[column], share)
                         for column, share in terms_by_policy.get(position, ())
@@ -380,12 +513,13 @@ class TfidfIndex(RankedIndex):
                     example=scored.examples.get(position),
                 )
             )
-        return IndexExplanation(
-            scores=tuple(explained), thresholds=self.thresholds.as_dict(), floor=floor
-        )
+        thresholds = self.thresholds.as_dict()
+        if self.calibration is not None:
+            thresholds.update(self.calibration.describe())
+        return IndexExplanation(scores=tuple(explained), thresholds=thresholds, floor=floor)
 
     def _term_shares(
-        self, scored: _Scored, candidates: npt.NDArray[np.int64]
+        self, scored: _Pass, candidates: npt.NDArray[np.int64]
     ) -> dict[int, list[tuple[int, float]]]:
         """Per policy, each query term's part of its document score, heaviest first."""
         if self._term_policy is None or not len(scored.columns):

@@ -47,6 +47,8 @@ def test_the_retriever_builds_the_index_its_numbers_describe() -> None:
         "context_weight": 0.25,
         "field_weights": (2, 1, 1),
         "single_term_factor": 0.8,
+        "context_discount": 0.7,
+        "calibration": None,
     }
     retriever = TfidfRetriever(**options)  # type: ignore[arg-type]
     built = retriever.index(POLICIES)
