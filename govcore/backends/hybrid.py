@@ -19,8 +19,9 @@ import numpy.typing as npt
 from pydantic import Field, ValidationInfo, field_validator
 
 from govcore.backends.sentence_embedding import shared_embedder
-from govcore.backends.tfidf import TfidfRetriever
+from govcore.backends.tfidf import DEFAULT_CALIBRATION, TfidfRetriever
 from govcore.policy import PolicyDocument
+from govcore.retrieval.calibration import CalibrationOptions
 from govcore.retrieval.embedding import (
     Embedder,
     EmbeddingCache,
@@ -110,6 +111,12 @@ class HybridRetriever:
         query_cache_size: how many query texts' embeddings are kept in memory.
         centering: this fraction of the message's mean cosine over all policies is taken off
             each cosine before the floor: what counts is how far a policy stands out.
+        context_discount: with recent context, a policy keeps the better of its fused score
+            for the message alone and this times its fused score for the message read with
+            its context: the current message leads.
+        calibration: how a policy set with examples is calibrated (per-policy thresholds on
+            the fused score, :mod:`govcore.retrieval.calibration`); ``None`` never calibrates.
+            The lexical half is never calibrated on its own.
     """
 
     DEFAULT_LEXICAL_WEIGHT = 0.5
@@ -121,6 +128,7 @@ class HybridRetriever:
     DEFAULT_TEXT_CHARS = 300
     DEFAULT_QUERY_CACHE_SIZE = 1024
     DEFAULT_CENTERING = 0.5
+    DEFAULT_CONTEXT_DISCOUNT = 1.0
     settings_model: ClassVar[type[SettingsSection]] = HybridSettings
 
     def __init__(
@@ -138,6 +146,8 @@ class HybridRetriever:
         text_chars: int = DEFAULT_TEXT_CHARS,
         query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
         centering: float = DEFAULT_CENTERING,
+        context_discount: float = DEFAULT_CONTEXT_DISCOUNT,
+        calibration: CalibrationOptions | None = DEFAULT_CALIBRATION,
     ) -> None:
         if not 0.0 <= lexical_weight <= 1.0:
             raise ValueError(f"lexical_weight must be in [0, 1], not {lexical_weight}")
@@ -147,7 +157,15 @@ class HybridRetriever:
             raise ValueError(f"context_weight must not be negative, not {context_weight}")
         if query_chars < 2 or text_chars < 0 or query_cache_size < 0:
             raise ValueError("query_chars must be at least 2, text_chars and query_cache_size 0")
+        if not 0.0 <= context_discount <= 1.0:
+            raise ValueError(f"context_discount must be in [0, 1], not {context_discount}")
+        self.context_discount = context_discount
+        self.calibration = calibration
         self.embedder = embedder
+        if lexical is not None:
+            # The fused score is calibrated as a whole; a calibrated lexical half would be
+            # scaled twice.
+            lexical.calibration = None
         self.lexical = lexical
         self.cache = EmbeddingCache(Path(cache_dir) if cache_dir is not None else None)
         self.lexical_weight = lexical_weight
@@ -176,6 +194,8 @@ class HybridRetriever:
         options: dict[str, Any] = {}
         if settings.min_relevance is not None:
             options["min_relevance"] = settings.min_relevance
+        if settings.relative_relevance is not None:
+            options["relative_relevance"] = settings.relative_relevance
         return cls(
             shared_embedder(own.semantic_model),
             lexical=TfidfRetriever.from_settings(settings, language=language),
@@ -195,6 +215,8 @@ class HybridRetriever:
             context_weight=self.context_weight,
             query_chars=self.query_chars,
             text_chars=self.text_chars,
+            context_discount=self.context_discount,
+            calibration=self.calibration,
         )
         return build_index(policies, lexical, self.embedder, self.cache, self.queries, scoring)
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from govcore.retrieval.tfidf_index import TfidfIndex
     from govcore.settings import GovernanceSettings
 
-__all__ = ["TfidfIndex", "TfidfRetriever", "lexicon_of"]
+__all__ = ["DEFAULT_CALIBRATION", "TfidfIndex", "TfidfRetriever", "lexicon_of"]
 
 
 DEFAULT_CALIBRATION = CalibrationOptions()

@@ -26,7 +26,7 @@ policy-set version, when the index is built, and kept with it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -39,6 +39,7 @@ __all__ = [
     "CalibrationOptions",
     "ExampleOutcome",
     "PolicyCoverage",
+    "calibration_messages",
     "enough_examples",
     "example_coverage",
     "fit_thresholds",
@@ -47,8 +48,6 @@ __all__ = [
 ]
 
 Scores = npt.NDArray[np.float64]
-ScoreQuery = Callable[[str, int], Scores]
-"""Scores a message against every policy, with one example row left out (-1: none)."""
 
 # Rows of the negatives' score matrix scored at once: bounds memory at 10,000 policies.
 _CHUNK = 256
@@ -160,9 +159,7 @@ def enough_examples(example_counts: Sequence[int], options: CalibrationOptions) 
 
 
 def fit_thresholds(
-    score: ScoreQuery,
-    examples: Sequence[str],
-    owners: Sequence[int],
+    negatives: Iterable[tuple[int, Scores]],
     size: int,
     floor: float,
     options: CalibrationOptions,
@@ -170,43 +167,55 @@ def fit_thresholds(
     """Each policy's threshold from the messages it is not for.
 
     Args:
-        score: the index's uncalibrated scores of a message (every policy).
-        examples: every example phrase; owners: the policy of each.
+        negatives: for each message scored (see :func:`calibration_messages`), the policy it
+            is an example of (-1 for a generic message) and its uncalibrated scores of every
+            policy. A message counts as a negative for every policy but its own.
         size: how many policies the index has.
         floor: the index's minimum relevance.
         options: the calibration's settings.
     """
-    rows = sample_examples(owners, options.max_queries)
-    messages = [examples[r] for r in rows] + list(off_topic_messages())
-    owner_of = np.array([owners[r] for r in rows] + [-1] * len(off_topic_messages()))
-    # For each policy, the highest scores that messages not meant for it reach: only the top
-    # few are needed for the quantile, so the score matrix is never held whole.
-    negatives = np.zeros(size, np.int64)
-    keep = max(1, int(np.ceil(options.false_positive_rate * len(messages))) + 1)
+    scored = list(negatives)
+    count = len(scored)
+    keep = max(1, int(np.ceil(options.false_positive_rate * count)) + 1)
+    per_policy = np.zeros(size, np.int64)
     top = np.zeros((0, size))
-    for start in range(0, len(messages), _CHUNK):
-        chunk = np.vstack([score(m, -1) for m in messages[start : start + _CHUNK]])
-        own = owner_of[start : start + _CHUNK]
+    # Only the top few scores per policy are needed for the quantile: the score matrix is
+    # never held whole (10,000 policies x 4,500 messages would be 360 MB).
+    for start in range(0, count, _CHUNK):
+        part = scored[start : start + _CHUNK]
+        chunk = np.vstack([scores for _, scores in part])
+        own = np.array([owner for owner, _ in part])
         mine = own[:, None] == np.arange(size)[None, :]
         chunk[mine] = 0.0
-        negatives += len(own) - mine.sum(axis=0)
+        per_policy += len(own) - mine.sum(axis=0)
         top = np.vstack([top, chunk])
         if len(top) > keep:
             top = -np.partition(-top, keep - 1, axis=0)[:keep]
-    # The score at most false_positive_rate of the negatives reach: the k-th highest, with k
-    # that share of the policy's own count of negatives.
-    ranked = -np.sort(-top, axis=0)
-    k = np.clip(np.floor(options.false_positive_rate * negatives).astype(np.int64), 0, len(top) - 1)
-    quantile = ranked[k, np.arange(size)] if len(top) else np.zeros(size)
-    # Just above the k+1-th highest negative: that one no longer clears the bar.
+    if len(top):
+        ranked = -np.sort(-top, axis=0)
+        k = np.clip(
+            np.floor(options.false_positive_rate * per_policy).astype(np.int64), 0, len(top) - 1
+        )
+        quantile = ranked[k, np.arange(size)]
+    else:
+        quantile = np.zeros(size)
+    # Just above the (k+1)-th highest negative score: that one no longer clears the bar.
     thresholds = np.clip(np.nextafter(quantile, np.inf), floor, max(floor, options.max_threshold))
     return Calibration(
         thresholds=thresholds,
         floor=floor,
         options=options,
-        negatives=len(messages),
+        negatives=count,
         raised=int(np.count_nonzero(thresholds > floor)),
     )
+
+
+def calibration_messages(
+    owners: Sequence[int], options: CalibrationOptions
+) -> tuple[list[int], tuple[str, ...]]:
+    """What calibration scores: the example rows (a sample of at most ``max_queries``) and
+    the shipped generic messages."""
+    return sample_examples(owners, options.max_queries), off_topic_messages()
 
 
 def example_coverage(

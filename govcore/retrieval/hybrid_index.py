@@ -19,10 +19,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from itertools import chain
+
 import numpy as np
 import numpy.typing as npt
 
 from govcore.policy import PolicyDocument
+from govcore.retrieval.calibration import (
+    Calibration,
+    CalibrationOptions,
+    calibration_messages,
+    enough_examples,
+    fit_thresholds,
+    off_topic_messages,
+)
 from govcore.retrieval.embedding import Embedder, EmbeddingCache, QueryEmbeddings
 from govcore.retrieval.ranking import RankedIndex, RelevanceThresholds, Scores
 from govcore.types import IndexExplanation, PolicyScore
@@ -48,6 +58,9 @@ class HybridScoring:
         query_chars: a longer message or context turn is embedded by its first and last
             ``query_chars / 2`` characters.
         text_chars: how many characters of a policy's ``text`` its document vector reads.
+        context_discount: with context, a policy keeps the better of its fused score for the
+            message alone and this times its fused score for the message with its context.
+        calibration: how to calibrate on the policies' examples; ``None`` never calibrates.
     """
 
     lexical_weight: float
@@ -58,6 +71,8 @@ class HybridScoring:
     context_weight: float
     query_chars: int
     text_chars: int
+    context_discount: float = 1.0
+    calibration: CalibrationOptions | None = None
 
     @property
     def thresholds(self) -> RelevanceThresholds:
@@ -122,7 +137,7 @@ def build_index(
     ]
     vectors = cache.embeddings(embedder, [*documents, *(t for _, t in examples)])
     owners = np.fromiter((p for p, _ in examples), dtype=np.int64, count=len(examples))
-    return HybridIndex(
+    index = HybridIndex(
         lexical,
         queries,
         scoring,
@@ -131,6 +146,12 @@ def build_index(
         [p.area for p in policies],
         [t for _, t in examples],
     )
+    options = scoring.calibration
+    counts = np.bincount(owners, minlength=len(policies)).tolist()
+    if options is not None and enough_examples(counts, options):
+        generic = cache.embeddings(embedder, list(off_topic_messages()))
+        index.calibrate(options, generic)
+    return index
 
 
 class HybridIndex(RankedIndex):
@@ -165,6 +186,36 @@ class HybridIndex(RankedIndex):
         self._vectors = vectors
         self._example_owners = example_owners
         self._example_texts = list(example_texts)
+        self.calibration: Calibration | None = None
+
+    def calibrate(
+        self, options: CalibrationOptions, generic_vectors: npt.NDArray[np.float32]
+    ) -> Calibration:
+        """Fit per-policy thresholds on the messages each policy is not for (other policies'
+        examples, whose vectors the index holds, and the generic messages, embedded as
+        ``generic_vectors``), and score with them from now on."""
+        self.calibration = None
+        owners = self._example_owners.tolist()
+        rows, generic = calibration_messages(owners, options)
+        examples = self._vectors[self._size :]
+        negatives = chain(
+            (
+                (owners[row], self._fused_alone(self._example_texts[row], examples[row]))
+                for row in rows
+            ),
+            (
+                (-1, self._fused_alone(message, vector))
+                for message, vector in zip(generic, generic_vectors, strict=True)
+            ),
+        )
+        calibration = fit_thresholds(negatives, self._size, self.thresholds.min_relevance, options)
+        self.calibration = calibration
+        return calibration
+
+    def _fused_alone(self, text: str, vector: npt.NDArray[np.float32]) -> Scores:
+        """The uncalibrated fused scores of a message with no context, from its vector."""
+        lexical = None if self._lexical is None else self._lexical.scores(text)
+        return self.fuse(lexical, self._best_cosines(vector)[0])
 
     @property
     def vectors(self) -> npt.NDArray[np.float32]:
@@ -187,6 +238,9 @@ class HybridIndex(RankedIndex):
         )
         if vector is None or self._size == 0:
             return np.zeros(self._size), {}
+        return self._best_cosines(vector)
+
+    def _best_cosines(self, vector: npt.NDArray[np.float32]) -> tuple[Scores, dict[int, str]]:
         similarities = self._vectors @ vector
         best = similarities[: self._size].astype(np.float64)
         closest: dict[int, str] = {}
@@ -218,8 +272,16 @@ class HybridIndex(RankedIndex):
         return fused
 
     def scores(self, query: str, *, context: Sequence[str] = ()) -> Scores:
-        """The fused score of every policy (dense, in index order)."""
-        return self.fuse(*self.parts(query, context=context))
+        """The fused score of every policy (dense, in index order): with context, the better
+        of the message alone and ``context_discount`` times the message with its context;
+        scaled by each policy's calibrated threshold when the index is calibrated."""
+        scores = self.fuse(*self.parts(query))
+        if any(text.strip() for text in context) and self.scoring.context_weight > 0.0:
+            with_context = self.fuse(*self.parts(query, context=context))
+            np.maximum(scores, self.scoring.context_discount * with_context, out=scores)
+        if self.calibration is not None:
+            scores = self.calibration.relevance(scores)
+        return scores
 
     def explain(
         self,
@@ -244,7 +306,7 @@ class HybridIndex(RankedIndex):
             lexical_parts = {part.position: part for part in explained_lexically.scores}
             lexical = np.array([lexical_parts[i].score for i in range(self._size)])
         cosines, closest_example = self._cosines(query, context)
-        scores = self.restricted(self.fuse(lexical, cosines), areas)
+        scores = self.restricted(self.scores(query, context=context), areas)
         positions = (
             range(self._size) if areas is None else np.flatnonzero(self.area_mask(areas)).tolist()
         )
@@ -262,6 +324,8 @@ class HybridIndex(RankedIndex):
                     example=example,
                 )
             )
+        if self.calibration is not None:
+            thresholds.update(self.calibration.describe())
         return IndexExplanation(
             scores=tuple(explained), thresholds=thresholds, floor=self.floor(float(scores.max()))
         )

@@ -27,6 +27,7 @@ from govcore.retrieval.analysis import Analyzer, words_of
 from govcore.retrieval.calibration import (
     Calibration,
     CalibrationOptions,
+    calibration_messages,
     enough_examples,
     fit_thresholds,
 )
@@ -305,14 +306,14 @@ class TfidfIndex(RankedIndex):
         """Fit per-policy thresholds on the messages each policy is not for (see
         :mod:`govcore.retrieval.calibration`), and score with them from now on."""
         self.calibration = None
-        calibration = fit_thresholds(
-            self.uncalibrated_scores,
-            self.example_texts,
-            self.example_owners,
-            self._size,
-            self.scoring.min_relevance,
-            options,
+        owners = self.example_owners
+        rows, generic = calibration_messages(owners, options)
+        texts = self.example_texts
+        negatives = chain(
+            ((owners[row], self.uncalibrated_scores(texts[row])) for row in rows),
+            ((-1, self.uncalibrated_scores(message)) for message in generic),
         )
+        calibration = fit_thresholds(negatives, self._size, self.scoring.min_relevance, options)
         self.calibration = calibration
         return calibration
 
