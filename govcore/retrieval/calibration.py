@@ -29,6 +29,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from itertools import islice
 
 import numpy as np
 import numpy.typing as npt
@@ -160,6 +161,7 @@ def enough_examples(example_counts: Sequence[int], options: CalibrationOptions) 
 
 def fit_thresholds(
     negatives: Iterable[tuple[int, Scores]],
+    count: int,
     size: int,
     floor: float,
     options: CalibrationOptions,
@@ -170,19 +172,18 @@ def fit_thresholds(
         negatives: for each message scored (see :func:`calibration_messages`), the policy it
             is an example of (-1 for a generic message) and its uncalibrated scores of every
             policy. A message counts as a negative for every policy but its own.
+        count: how many messages ``negatives`` yields.
         size: how many policies the index has.
         floor: the index's minimum relevance.
         options: the calibration's settings.
     """
-    scored = list(negatives)
-    count = len(scored)
     keep = max(1, int(np.ceil(options.false_positive_rate * count)) + 1)
     per_policy = np.zeros(size, np.int64)
     top = np.zeros((0, size))
+    stream = iter(negatives)
     # Only the top few scores per policy are needed for the quantile: the score matrix is
     # never held whole (10,000 policies x 4,500 messages would be 360 MB).
-    for start in range(0, count, _CHUNK):
-        part = scored[start : start + _CHUNK]
+    while part := list(islice(stream, _CHUNK)):
         chunk = np.vstack([scores for _, scores in part])
         own = np.array([owner for owner, _ in part])
         mine = own[:, None] == np.arange(size)[None, :]

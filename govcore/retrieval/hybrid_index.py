@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -208,7 +207,9 @@ class HybridIndex(RankedIndex):
                 for message, vector in zip(generic, generic_vectors, strict=True)
             ),
         )
-        calibration = fit_thresholds(negatives, self._size, self.thresholds.min_relevance, options)
+        calibration = fit_thresholds(
+            negatives, len(rows) + len(generic), self._size, self.thresholds.min_relevance, options
+        )
         self.calibration = calibration
         return calibration
 

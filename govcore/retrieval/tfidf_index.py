@@ -211,9 +211,18 @@ class _Examples:
     """Policy authors' example phrases, each a row of its own (term x example, transposed)."""
 
     term_example: Any
-    owners: npt.NDArray[np.int64]  # the policy of each example
+    owners: npt.NDArray[np.int64]  # the policy of each example (examples are in policy order)
     sizes: npt.NDArray[np.int64]  # how many distinct terms each example has
     texts: tuple[str, ...]
+    # How many terms a message must share with each example for its closeness to count.
+    min_shared: npt.NDArray[np.int64] = field(init=False)
+    first_row: dict[int, int] = field(init=False)  # the first example row of each policy
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "min_shared", np.minimum(self.sizes, _MIN_SHARED_EXAMPLE_TERMS))
+        starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])
+        first_row = dict(zip(self.owners[starts].tolist(), starts.tolist(), strict=True))
+        object.__setattr__(self, "first_row", first_row)
 
 
 @dataclass(slots=True)
@@ -223,7 +232,6 @@ class _Pass:
     Attributes:
         doc: the cosine with the policy's own text (the short-query floor applied).
         closeness: the cosine with the closest of its example phrases (0 without one).
-        closest: the example row behind ``closeness`` (-1 without one).
         base: ``doc``, raised to ``example_weight`` times ``closeness``, and to 1 where the
             message is made of exactly an example's terms.
         columns: the query's scored terms; query_values: their weights in ``doc``.
@@ -231,10 +239,23 @@ class _Pass:
 
     doc: Scores
     closeness: Scores
-    closest: npt.NDArray[np.int64]
     base: Scores
     columns: npt.NDArray[np.int64]
     query_values: npt.NDArray[np.float32]
+    example_near: Scores | None = None  # each example row's closeness
+    exact: dict[int, int] = field(default_factory=dict)  # policy -> example matched exactly
+
+
+@dataclass(frozen=True, slots=True)
+class _Vector:
+    """A query vector in one index: its scored terms, their weights (TF x IDF), the norm of
+    all its terms, and its (unnormalised) product with every policy."""
+
+    columns: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float32]
+    norm: float
+    product: Scores
+    matched: npt.NDArray[np.int64] | None  # policies' shared-term counts, when needed
 
 
 @dataclass(slots=True)
@@ -313,7 +334,9 @@ class TfidfIndex(RankedIndex):
             ((owners[row], self.uncalibrated_scores(texts[row])) for row in rows),
             ((-1, self.uncalibrated_scores(message)) for message in generic),
         )
-        calibration = fit_thresholds(negatives, self._size, self.scoring.min_relevance, options)
+        calibration = fit_thresholds(
+            negatives, len(rows) + len(generic), self._size, self.scoring.min_relevance, options
+        )
         self.calibration = calibration
         return calibration
 
@@ -365,102 +388,142 @@ class TfidfIndex(RankedIndex):
         calibrated: bool = True,
     ) -> _Scored:
         scoring = self.scoring
-        message = self._pass(self._query_weights(query, ()), query, held_out)
+        message_weights = self._query_weights(query, ())
+        message_vector = self._vector(message_weights)
+        message = self._pass(message_vector, len(message_weights))
+        if self._examples is not None and message_vector is not None:
+            self._raise_to_examples(message, message_vector, query, held_out)
         scores = message.base.copy()
         with_context = None
         if scoring.context_weight > 0.0 and any(text.strip() for text in context):
-            with_context = self._pass(self._query_weights(query, context), None, held_out)
-            np.maximum(scores, scoring.context_discount * with_context.base, out=scores)
+            context_weights = self._query_weights("", context)
+            context_vector = self._vector(context_weights)
+            if context_vector is not None:
+                with_context = self._with_context(
+                    message_vector, context_vector, message_weights, context_weights
+                )
+                np.maximum(scores, scoring.context_discount * with_context.base, out=scores)
         if calibrated and self.calibration is not None:
             scores = self.calibration.relevance(scores)
         scored = _Scored(scores, message, with_context)
         if held_out < 0:
             self._raise_to_phrases(query, scored)
-        self._note_examples(scored)
         return scored
 
-    def _pass(self, weights: Mapping[int, float], message: str | None, held_out: int) -> _Pass:
-        """Score one query vector; ``message`` (the message alone) enables the rule that a
-        message made of exactly an example's terms scores 1."""
-        scoring = self.scoring
-        size = self._size
+    def _vector(self, weights: Mapping[int, float]) -> _Vector | None:
+        """A query vector (``None`` without terms) and its product with every policy."""
         if not weights or self._term_policy is None:
-            nothing = np.zeros(size)
-            return _Pass(
-                nothing, nothing.copy(), np.full(size, -1), nothing.copy(),
-                np.zeros(0, np.int64), np.zeros(0, np.float32),
-            )  # fmt: skip
+            return None
         columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
         values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
         values *= self._idf[columns]
-        true_norm = float(np.sqrt(values @ values))
-        limit = scoring.max_query_terms
+        norm = float(np.sqrt(values @ values))
+        limit = self.scoring.max_query_terms
         if len(columns) > limit:
             # The heaviest terms decide the ranking; the long tail of a long message costs
             # postings but barely moves a score. The norm still counts every term.
             keep = np.argpartition(values, -limit)[-limit:]
             columns, values = columns[keep], values[keep]
         # Only the rows (postings) of the query's terms are read.
-        short = max(1.0, math.sqrt(scoring.min_query_terms / len(weights)))
-        floored = values / (true_norm * short)
-        postings = self._term_policy[columns]
-        doc = np.asarray(postings.T @ floored, dtype=np.float64)
-        if scoring.single_term_factor != 1.0 and len(columns) > 1:
-            # A policy that shares one word with a message of several is more often a
-            # coincidence ("connect" in a printer question, a connecting flight) than a topic.
-            matched = np.bincount(postings.indices, minlength=size)
-            doc[matched == 1] *= scoring.single_term_factor
-        scored = _Pass(
-            doc, np.zeros(size), np.full(size, -1), doc.copy(), columns, floored
+        policies, parts = _postings(self._term_policy, columns, values)
+        product = np.bincount(policies, weights=parts, minlength=self._size).astype(
+            np.float64, copy=False
         )
-        if self._examples is not None:
-            self._raise_to_examples(scored, values / true_norm, message, held_out)
-        return scored
+        matched = None
+        if self.scoring.single_term_factor != 1.0 and len(columns) > 1:
+            matched = np.bincount(policies, minlength=self._size).astype(np.int64)
+        return _Vector(columns, values, norm, product, matched)
+
+    def _pass(self, vector: _Vector | None, terms: int) -> _Pass:
+        """The document scores of one query vector of ``terms`` terms."""
+        size = self._size
+        if vector is None:
+            nothing = np.zeros(size)
+            return _Pass(
+                nothing, nothing.copy(), nothing.copy(),
+                np.zeros(0, np.int64), np.zeros(0, np.float32),
+            )  # fmt: skip
+        scale = vector.norm * max(1.0, math.sqrt(self.scoring.min_query_terms / terms))
+        doc = vector.product / scale
+        self._single_term(doc, vector.matched)
+        return _Pass(
+            doc, np.zeros(size), doc.copy(), vector.columns, vector.values / scale,
+        )  # fmt: skip
+
+    def _with_context(
+        self,
+        message: _Vector | None,
+        context: _Vector,
+        message_weights: Mapping[int, float],
+        context_weights: Mapping[int, float],
+    ) -> _Pass:
+        """The document scores of the message read with its context, from the two vectors'
+        products (each term's postings are read once per turn). Each keeps its own
+        ``max_query_terms`` heaviest terms; the norm is the combined vector's."""
+        merged = dict(message_weights)
+        for column, weight in context_weights.items():
+            merged[column] = merged.get(column, 0.0) + weight
+        merged_columns = np.fromiter(merged.keys(), dtype=np.int64, count=len(merged))
+        merged_values = np.fromiter(merged.values(), dtype=np.float32, count=len(merged))
+        merged_values *= self._idf[merged_columns]
+        norm = float(np.sqrt(merged_values @ merged_values))
+        scale = norm * max(1.0, math.sqrt(self.scoring.min_query_terms / len(merged)))
+        parts = [context] if message is None else [message, context]
+        doc: Scores = np.sum([part.product for part in parts], axis=0) / scale
+        matched = [part.matched for part in parts if part.matched is not None]
+        self._single_term(doc, np.sum(matched, axis=0) if matched else None)
+        columns, where = np.unique(
+            np.concatenate([part.columns for part in parts]), return_inverse=True
+        )
+        values = np.bincount(
+            where, weights=np.concatenate([part.values for part in parts]) / scale
+        ).astype(np.float32)
+        size = self._size
+        return _Pass(doc, np.zeros(size), doc.copy(), columns, values)
+
+    def _single_term(self, doc: Scores, matched: npt.NDArray[np.int64] | None) -> None:
+        # A policy that shares one word with a message of several is more often a
+        # coincidence ("connect" in a printer question, a connecting flight) than a topic.
+        if matched is not None:
+            doc[matched == 1] *= self.scoring.single_term_factor
 
     def _raise_to_examples(
-        self,
-        scored: _Pass,
-        unit_values: npt.NDArray[np.float32],
-        message: str | None,
-        held_out: int,
+        self, scored: _Pass, vector: _Vector, message: str, held_out: int
     ) -> None:
         """Fill each policy's closeness to its closest example phrase, and raise its base."""
         examples = self._examples
         assert examples is not None
-        rows = examples.term_example[scored.columns]
-        # Only the examples that share a term with the query are touched: with thousands of
-        # examples, a pass over all of them would cost more than the rest of the turn.
-        touched, where = np.unique(rows.indices, return_inverse=True)
-        if not len(touched):
-            return
-        term_of_entry = np.repeat(np.arange(len(scored.columns)), np.diff(rows.indptr))
+        count = len(examples.owners)
+        rows, weights = _postings(examples.term_example, vector.columns, vector.values)
         # The plain cosine (no norm floor): the message's closeness to the phrase itself.
-        near = np.bincount(where, weights=rows.data * unit_values[term_of_entry])
-        shared = np.bincount(where)
-        sizes = examples.sizes[touched]
+        near = np.bincount(rows, weights=weights / vector.norm, minlength=count).astype(
+            np.float64, copy=False
+        )
+        shared = np.bincount(rows, minlength=count)
+        # Usually a small share of the examples shares a term with a message: the rest of the
+        # work is done on those only.
+        touched = np.flatnonzero(shared)
+        if held_out >= 0:
+            touched = touched[touched != held_out]
+        together = shared[touched]
         # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
         # term of its own.
-        near[shared < np.minimum(sizes, _MIN_SHARED_EXAMPLE_TERMS)] = 0.0
-        near[touched == held_out] = 0.0
-        owners = examples.owners[touched]
-        # The closest example per policy: order by policy, closest first, keep each first.
-        order = np.lexsort((-near, owners))
-        first = np.ones(len(order), bool)
-        first[1:] = owners[order][1:] != owners[order][:-1]
-        best = order[first]
-        scored.closeness[owners[best]] = near[best]
-        scored.closest[owners[best]] = np.where(near[best] > 0.0, touched[best], -1)
+        kept = touched[together >= examples.min_shared[touched]]
+        if held_out >= 0:
+            near[held_out] = 0.0
+        near[touched[together < examples.min_shared[touched]]] = 0.0
+        np.maximum.at(scored.closeness, examples.owners[kept], near[kept])
+        scored.example_near = near
         np.maximum(scored.base, self.scoring.example_weight * scored.closeness, out=scored.base)
-        if message is not None:
-            # A message made of exactly an example's terms is what its author said the policy
-            # is for: full relevance, so an example always selects its policy. Every term of
-            # the message counts here, known to the index or not.
-            complete = (shared == sizes) & (touched != held_out)
-            if complete.any():
-                message_terms = len(self.analyzer.term_counts(message))
-                exact = complete & (sizes == message_terms)
-                scored.base[owners[exact]] = 1.0
-                scored.closest[owners[exact]] = touched[exact]
+        # A message made of exactly an example's terms is what its author said the policy is
+        # for: full relevance, so an example always selects its policy. Every term of the
+        # message counts here, known to the index or not.
+        complete = touched[together == examples.sizes[touched]]
+        if len(complete):
+            message_terms = len(self.analyzer.term_counts(message))
+            exact = complete[examples.sizes[complete] == message_terms]
+            scored.base[examples.owners[exact]] = 1.0
+            scored.exact = {int(examples.owners[r]): int(r) for r in exact}
 
     def _raise_to_phrases(self, query: str, scored: _Scored) -> None:
         """A message that is one of a policy's example phrases (same words, in order) selects
@@ -472,16 +535,21 @@ class TfidfIndex(RankedIndex):
             scored.examples[position] = example
 
     def _note_examples(self, scored: _Scored) -> None:
-        """Name the example behind each policy whose score its closest example set."""
+        """Name the example behind each policy whose score its closest example set (for
+        explanations only: a search does not need the names)."""
         examples = self._examples
-        if examples is None:
+        message = scored.message
+        if examples is None or message.example_near is None:
             return
-        for source in (scored.message, scored.with_context):
-            if source is None:
+        for position, row in message.exact.items():
+            scored.examples.setdefault(position, examples.texts[row])
+        raised = np.flatnonzero(message.base > message.doc)
+        for position in raised.tolist():
+            if position in scored.examples:
                 continue
-            raised = np.flatnonzero((source.closest >= 0) & (source.base > source.doc))
-            for position in raised.tolist():
-                scored.examples.setdefault(position, examples.texts[int(source.closest[position])])
+            start = examples.first_row[position]
+            segment = message.example_near[start : start + self.example_counts[position]]
+            scored.examples[position] = examples.texts[start + int(np.argmax(segment))]
 
     def explain(
         self,
@@ -492,6 +560,7 @@ class TfidfIndex(RankedIndex):
     ) -> IndexExplanation:
         """Every candidate policy's score, the terms behind it and the floor of this query."""
         scored = self._score(query, context)
+        self._note_examples(scored)
         scores = scored.scores
         candidates = np.arange(self._size)
         if areas is not None:
@@ -539,3 +608,18 @@ class TfidfIndex(RankedIndex):
     def _names_of(self, columns: npt.NDArray[np.int64]) -> dict[int, str]:
         wanted = set(columns.tolist())
         return {column: term for term, column in self._vocabulary.items() if column in wanted}
+
+
+def _postings(
+    matrix: csr_matrix, rows: npt.NDArray[np.int64], weights: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
+    """The entries of ``rows`` of a CSR matrix, each multiplied by its row's weight: their
+    column indices and weighted values (read straight from the CSR arrays, which costs a
+    fraction of building a sliced matrix for a few dozen rows)."""
+    starts = matrix.indptr[rows]
+    lengths = matrix.indptr[rows + 1] - starts
+    total = int(lengths.sum())
+    offsets = np.cumsum(lengths) - lengths
+    entries = np.arange(total) - np.repeat(offsets - starts, lengths)
+    values = matrix.data[entries] * np.repeat(weights, lengths)
+    return matrix.indices[entries], values.astype(np.float64)
