@@ -285,4 +285,5 @@ def off_topic_messages() -> tuple[str, ...]:
     English, French, German, Spanish, Italian, Portuguese and Dutch."""
     text = resources.files("govcore.retrieval").joinpath("off_topic.yaml").read_text("utf-8")
     by_language: Mapping[str, Iterable[str]] = yaml.safe_load(text)
-    return tuple(m for messages in by_language.values() for m in messages)
+    # A few short replies (":)", "ok") are the same in several languages: kept once.
+    return tuple(dict.fromkeys(m for messages in by_language.values() for m in messages))

@@ -276,13 +276,18 @@ class HybridIndex(RankedIndex):
         """The fused score of every policy (dense, in index order): with context, the better
         of the message alone and ``context_discount`` times the message with its context;
         scaled by each policy's calibrated threshold when the index is calibrated."""
-        scores = self.fuse(*self.parts(query))
+        return self.led_scores(query, context=context)[0]
+
+    def led_scores(self, query: str, *, context: Sequence[str] = ()) -> tuple[Scores, Scores]:
+        """The turn's scores and those of the message alone (see :class:`RankedIndex`)."""
+        alone = self.fuse(*self.parts(query))
+        scores = alone
         if any(text.strip() for text in context) and self.scoring.context_weight > 0.0:
             with_context = self.fuse(*self.parts(query, context=context))
-            np.maximum(scores, self.scoring.context_discount * with_context, out=scores)
+            scores = np.maximum(alone, self.scoring.context_discount * with_context)
         if self.calibration is not None:
-            scores = self.calibration.relevance(scores)
-        return scores
+            return self.calibration.relevance(scores), self.calibration.relevance(alone)
+        return scores, alone
 
     def explain(
         self,
@@ -307,7 +312,8 @@ class HybridIndex(RankedIndex):
             lexical_parts = {part.position: part for part in explained_lexically.scores}
             lexical = np.array([lexical_parts[i].score for i in range(self._size)])
         cosines, closest_example = self._cosines(query, context)
-        scores = self.restricted(self.scores(query, context=context), areas)
+        led, alone = self.led_scores(query, context=context)
+        scores = self.restricted(led, areas)
         positions = (
             range(self._size) if areas is None else np.flatnonzero(self.area_mask(areas)).tolist()
         )
@@ -328,7 +334,9 @@ class HybridIndex(RankedIndex):
         if self.calibration is not None:
             thresholds.update(self.calibration.describe())
         return IndexExplanation(
-            scores=tuple(explained), thresholds=thresholds, floor=self.floor(float(scores.max()))
+            scores=tuple(explained),
+            thresholds=thresholds,
+            floor=self.floor(float(self.restricted(alone, areas).max())),
         )
 
 

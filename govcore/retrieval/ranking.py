@@ -65,6 +65,11 @@ def top_hits(scores: Scores, floor: float, top_k: int) -> list[RetrievalHit]:
 class RankedIndex(ABC):
     """An index of one policy set that scores every policy; ``search`` ranks those scores.
 
+    The relative part of the floor is a fraction of the best score of the *message alone*
+    (:meth:`led_scores`): the context of a turn may add a policy the message leaves unclear,
+    but a subject the context scores highly never pushes the message's own subject under the
+    cut.
+
     Args:
         areas: each policy's area (``None`` for none), in index order; its length is the
             index's size.
@@ -84,6 +89,13 @@ class RankedIndex(ABC):
     def scores(self, query: str, *, context: Sequence[str] = ()) -> Scores:
         """The score of every policy for the turn (dense, in index order)."""
 
+    def led_scores(self, query: str, *, context: Sequence[str] = ()) -> tuple[Scores, Scores]:
+        """The turn's scores, and the scores of the message alone that lead the relative cut
+        (an index that reads the context apart from the message overrides this; by default
+        the two are the same)."""
+        scores = self.scores(query, context=context)
+        return scores, scores
+
     def search(
         self,
         query: str,
@@ -96,8 +108,9 @@ class RankedIndex(ABC):
         floor, best first."""
         if self._size == 0 or top_k <= 0:
             return []
-        scores = self.restricted(self.scores(query, context=context), areas)
-        return top_hits(scores, self.floor(float(scores.max())), top_k)
+        scores, lead = self.led_scores(query, context=context)
+        scores = self.restricted(scores, areas)
+        return top_hits(scores, self.floor(float(self.restricted(lead, areas).max())), top_k)
 
     def floor(self, best_score: float) -> float:
         """The lowest score a hit needs when the best candidate scores ``best_score``."""

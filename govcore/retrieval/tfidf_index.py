@@ -263,6 +263,7 @@ class _Scored:
     """One turn's scores, with the passes behind them (the message alone, and with context)."""
 
     scores: Scores
+    alone: Scores  # the message's own scores, which lead the relative cut
     message: _Pass
     with_context: _Pass | None
     examples: dict[int, str] = field(default_factory=dict)  # policy -> the example that set it
@@ -379,6 +380,11 @@ class TfidfIndex(RankedIndex):
         """
         return self._score(query, context).scores
 
+    def led_scores(self, query: str, *, context: Sequence[str] = ()) -> tuple[Scores, Scores]:
+        """The turn's scores and those of the message alone (see :class:`RankedIndex`)."""
+        scored = self._score(query, context)
+        return scored.scores, scored.alone
+
     def _score(
         self,
         query: str,
@@ -393,7 +399,8 @@ class TfidfIndex(RankedIndex):
         message = self._pass(message_vector, len(message_weights))
         if self._examples is not None and message_vector is not None:
             self._raise_to_examples(message, message_vector, query, held_out)
-        scores = message.base.copy()
+        alone = message.base.copy()
+        scores = alone.copy()
         with_context = None
         if scoring.context_weight > 0.0 and any(text.strip() for text in context):
             context_weights = self._query_weights("", context)
@@ -405,7 +412,8 @@ class TfidfIndex(RankedIndex):
                 np.maximum(scores, scoring.context_discount * with_context.base, out=scores)
         if calibrated and self.calibration is not None:
             scores = self.calibration.relevance(scores)
-        scored = _Scored(scores, message, with_context)
+            alone = self.calibration.relevance(alone)
+        scored = _Scored(scores, alone, message, with_context)
         if held_out < 0:
             self._raise_to_phrases(query, scored)
         return scored
@@ -532,6 +540,7 @@ class TfidfIndex(RankedIndex):
             return
         for position, example in self._phrases.get(" ".join(words_of(query)), ()):
             scored.scores[position] = 1.0
+            scored.alone[position] = 1.0
             scored.examples[position] = example
 
     def _note_examples(self, scored: _Scored) -> None:
@@ -565,7 +574,7 @@ class TfidfIndex(RankedIndex):
         candidates = np.arange(self._size)
         if areas is not None:
             candidates = candidates[self.area_mask(areas)]
-        floor = self.floor(float(scores[candidates].max()) if len(candidates) else 0.0)
+        floor = self.floor(float(scored.alone[candidates].max()) if len(candidates) else 0.0)
         source = scored.explained
         terms_by_policy = self._term_shares(source, candidates)
         names = self._names_of(source.columns)
