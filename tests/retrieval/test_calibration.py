@@ -175,13 +175,17 @@ def test_coverage_counts_recall_precision_and_confusions() -> None:
         (1, "d", [1, 0]),  # selects its own and policy 0
     ]
     first, second, third = example_coverage(held_out, [2, 2, 0])
-    assert first.recall == 0.5 and first.precision == 0.5  # 0 selected by "a" and "d"
+    assert first.recall == 0.5
+    assert first.precision == 0.5
     assert [m.example for m in first.misses] == ["b"]
     assert first.misses[0].selected == (1,)
     assert dict(first.confused_with) == {1: 1}
-    assert second.recall == 1.0 and second.precision == pytest.approx(2 / 3)
+    assert second.recall == 1.0
+    assert second.precision == pytest.approx(2 / 3)
     assert dict(second.confused_with) == {0: 1}
-    assert third.recall is None and third.precision is None and third.examples == 0
+    assert third.recall is None
+    assert third.precision is None
+    assert third.examples == 0
 
 
 # --- a calibrated index ----------------------------------------------------------------------
@@ -201,7 +205,8 @@ def test_a_policy_set_with_examples_is_calibrated_the_same_way_every_time() -> N
     documents = _documents(LIBRARY)
     first = TfidfRetriever().index(documents)
     second = TfidfRetriever().index(documents)
-    assert first.calibration is not None and second.calibration is not None
+    assert first.calibration is not None
+    assert second.calibration is not None
     assert np.array_equal(first.calibration.thresholds, second.calibration.thresholds)
     assert (first.calibration.thresholds >= first.scoring.min_relevance).all()
     # Negatives: 15 examples and every generic message.
@@ -222,7 +227,9 @@ def test_calibration_rescales_exactly_by_each_policy_s_threshold() -> None:
 def test_an_example_still_selects_its_policy_when_calibrated() -> None:
     index = TfidfRetriever().index(_documents(LIBRARY))
     hits = index.search("how do I print from my phone", top_k=3)
-    assert hits and hits[0].position == 2 and hits[0].score == 1.0
+    assert hits
+    assert hits[0].position == 2
+    assert hits[0].score == 1.0
 
 
 # --- the conversation: the message leads -----------------------------------------------------
