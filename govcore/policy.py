@@ -32,6 +32,7 @@ __all__ = [
     "PiiKind",
     "PolicyDocument",
     "PolicySet",
+    "ToolCallDetection",
     "ToolRule",
     "compile_regex",
 ]
@@ -39,6 +40,10 @@ __all__ = [
 
 Enforcement = Literal["fix", "warning", "audit"]
 """How a policy is enforced; its violations carry it as their ``enforcementType``."""
+
+ToolCallDetection = Literal["always", "whenActive"]
+"""When a policy's ``detect`` rules read tool-call arguments (``detectInToolCalls``): on every
+tool call of the tenant, or only in sessions where the policy is active (or ``alwaysOn``)."""
 
 # The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
 # Literal written out, not derived, so that type checkers and the config's error message know
@@ -205,6 +210,9 @@ class PolicyDocument(_DocumentModel):
     applies_when: dict[str, Scalar | list[Scalar]] | None = None
     examples: list[str] = Field(default_factory=list)
     detect: list[DetectRule] = Field(default_factory=list)
+    # "always" by default: a selection miss must not let a card number out through a tool
+    # (docs/decisions/tool-calls.md).
+    detect_in_tool_calls: ToolCallDetection = "always"
     tools: list[ToolRule] = Field(default_factory=list)
 
     @field_validator("severity")
@@ -220,19 +228,30 @@ class PolicyDocument(_DocumentModel):
         Every entry must match: the attribute is present and equals the value (or one of the
         values, when a list is given); a list-valued attribute matches when any item does.
         """
+        return self.judge_attributes(attributes) is True
+
+    def judge_attributes(self, attributes: Mapping[str, Any] | None) -> bool | None:
+        """What the end user's attributes say of ``appliesWhen``, when they say anything.
+
+        ``True`` when every entry matches (always, for a policy without ``appliesWhen``);
+        ``False`` when an attribute it names is present with no allowed value; ``None`` when
+        they decide neither way: no attribute it names is present, or those present match but
+        another named one is missing. :meth:`applies_to` reads ``None`` as no match; a
+        conversation keeps its last decision instead (docs/decisions/applies-when.md).
+        """
         if not self.applies_when:
             return True
-        if not attributes:
-            return False
+        missing = False
         for name, wanted in self.applies_when.items():
-            if name not in attributes:
-                return False
+            if not attributes or name not in attributes:
+                missing = True
+                continue
             allowed = wanted if isinstance(wanted, list) else [wanted]
             have = attributes[name]
             values = have if isinstance(have, list) else [have]
             if not any(json_equal(v, a) for v in values for a in allowed):
                 return False
-        return True
+        return None if missing else True
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,6 +270,9 @@ class PolicySet:
     by_id: Mapping[str, PolicyDocument] = field(init=False, repr=False)
     position: Mapping[str, int] = field(init=False, repr=False)
     always_on: tuple[int, ...] = field(init=False, repr=False)
+    conditions: Mapping[str, str] = field(init=False, repr=False)
+    """Policy id to a fingerprint of its ``appliesWhen``, for each policy that has one: a
+    conversation's stored verdict on a condition holds only while the condition is the same."""
 
     def __post_init__(self) -> None:
         digest = hashlib.sha256(f"{self.language}\n".encode())
@@ -262,6 +284,15 @@ class PolicySet:
         object.__setattr__(self, "position", {p.id: i for i, p in enumerate(self.policies)})
         object.__setattr__(
             self, "always_on", tuple(i for i, p in enumerate(self.policies) if p.always_on)
+        )
+        object.__setattr__(
+            self,
+            "conditions",
+            {
+                p.id: hashlib.sha256(canonical_json(p.applies_when).encode()).hexdigest()[:12]
+                for p in self.policies
+                if p.applies_when
+            },
         )
 
     @classmethod
