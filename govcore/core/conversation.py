@@ -137,28 +137,27 @@ class BindingLog:
 
 @dataclass(frozen=True, slots=True)
 class AppliesWhenVerdicts:
-    """What the end user's attributes last decided of each ``appliesWhen`` policy.
+    """What the end user's attributes last decided of each ``appliesWhen`` condition.
 
     A conversation keeps these so that a turn sent without attributes (an assistant's reply,
     typically) does not release a conditional policy that the user's turn before it made
     applicable (docs/decisions/applies-when.md). The specification says attributes are not
-    stored, and they are not: only, per policy id, whether its condition matched, with a
-    fingerprint of the condition it was judged against (a policy whose ``appliesWhen`` changed
-    in a reload has no verdict until attributes decide it again).
+    stored, and they are not: only, per condition (by its fingerprint,
+    :class:`govcore.policy.Conditions`), whether it matched. A policy whose ``appliesWhen``
+    changed in a new configuration has a new fingerprint, so no verdict until attributes
+    decide it again.
     """
 
-    decided: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
-    """Policy id to (fingerprint of its ``appliesWhen``, whether it matched)."""
+    decided: Mapping[str, bool] = field(default_factory=dict)
+    """Condition fingerprint to whether the end user's attributes matched it."""
 
     def __hash__(self) -> int:
         return hash(frozenset(self.decided.items()))
 
     def verdict(self, policy_set: PolicySet, policy_id: str) -> bool | None:
-        """The stored verdict on the policy's current condition, if there is one."""
-        entry = self.decided.get(policy_id)
-        if entry is None or entry[0] != policy_set.conditions.get(policy_id):
-            return None
-        return entry[1]
+        """The stored verdict on the policy's condition, if there is one."""
+        fingerprint = policy_set.conditions.of_policy.get(policy_id)
+        return None if fingerprint is None else self.decided.get(fingerprint)
 
     def applies(self, policy_set: PolicySet, policy: PolicyDocument) -> bool:
         """Whether the policy may apply: it has no ``appliesWhen``, or its verdict is a match."""
@@ -166,23 +165,25 @@ class AppliesWhenVerdicts:
 
     def ruled_out(self, policy_set: PolicySet) -> frozenset[str]:
         """The ids of the policies whose condition the attributes were judged not to match."""
-        return frozenset(pid for pid in self.decided if self.verdict(policy_set, pid) is False)
+        under = policy_set.conditions.policies
+        return frozenset(
+            pid
+            for fingerprint, matched in self.decided.items()
+            if not matched
+            for pid in under.get(fingerprint, ())
+        )
 
     def after(
         self, policy_set: PolicySet, attributes: Mapping[str, Any] | None
     ) -> AppliesWhenVerdicts:
         """The verdicts once a turn with ``attributes`` is recorded: each condition the
-        attributes decide (:meth:`PolicyDocument.judge_attributes`) is judged afresh, the
-        others keep their verdict; verdicts on policies no longer in the set are dropped."""
+        attributes decide (:func:`govcore.policy.judge_condition`) is judged afresh, the others
+        keep their verdict; verdicts on conditions no policy has any more are dropped."""
         if not attributes:
             return self
         conditions = policy_set.conditions
-        decided = {pid: entry for pid, entry in self.decided.items() if pid in conditions}
-        by_id = policy_set.by_id
-        for policy_id, fingerprint in conditions.items():
-            judged = by_id[policy_id].judge_attributes(attributes)
-            if judged is not None:
-                decided[policy_id] = (fingerprint, judged)
+        decided = {fp: m for fp, m in self.decided.items() if fp in conditions.policies}
+        decided.update(conditions.decided_by(attributes))
         return AppliesWhenVerdicts(decided)
 
 
@@ -214,10 +215,7 @@ class ConversationState:
         if self.verdicts.decided:
             # Only when there are verdicts, so the state of a conversation without attributes
             # is byte for byte what earlier versions wrote (and read).
-            header["when"] = [
-                [pid, fingerprint, int(matched)]
-                for pid, (fingerprint, matched) in self.verdicts.decided.items()
-            ]
+            header["when"] = [[fp, int(matched)] for fp, matched in self.verdicts.decided.items()]
         encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
         return encoded + b"\n" + self.binding_log.raw
 
@@ -245,9 +243,7 @@ class ConversationState:
             binding_log=BindingLog(log, events),
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
-            verdicts=AppliesWhenVerdicts(
-                {str(p): (str(f), bool(m)) for p, f, m in document.get("when", ())}
-            ),
+            verdicts=AppliesWhenVerdicts({str(f): bool(m) for f, m in document.get("when", ())}),
         )
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import govcore
 from govcore.backends.memory import MemoryStore
-from govcore.core.conversation import ConversationState
+from govcore.core.conversation import AppliesWhenVerdicts, ConversationState
 from govcore.service.store_keys import conversation_key
 from govcore.testing import FakeClock
 from tests.support import FULL_KEY, config, policy, turn
@@ -114,9 +114,9 @@ def test_the_stored_state_holds_no_attribute_value(
     assert raw is not None
     for text in ("EU", "region", "lena.kovac@example.com", "email", "tier", "summit-gold"):
         assert text.encode() not in raw, text
-    # What is stored in their place: the verdict on gdpr's condition.
+    # What is stored in their place: the verdict on gdpr's condition (the only one).
     state = ConversationState.from_bytes(raw)
-    assert {pid: matched for pid, (_, matched) in state.verdicts.decided.items()} == {"gdpr": True}
+    assert list(state.verdicts.decided.values()) == [True]
 
 
 def test_a_conversation_without_attributes_stores_what_earlier_versions_stored(
@@ -242,3 +242,18 @@ def test_what_attributes_decide_of_a_condition(
     ).policies[0]
     assert document.judge_attributes(attributes) is judged
     assert document.applies_to(attributes) is (judged is True)
+
+
+def test_policies_that_share_a_condition_share_one_verdict() -> None:
+    """A conversation stores one verdict per distinct condition, however many policies have
+    it, and judges only the conditions that name an attribute the turn carries."""
+    documents = [policy(f"eu-{i}", appliesWhen={"region": ["EU", "UK"]}) for i in range(50)]
+    documents += [policy(f"gold-{i}", appliesWhen={"tier": "gold"}) for i in range(50)]
+    policy_set = govcore.PolicySet.from_documents("t", documents)
+    verdicts = AppliesWhenVerdicts().after(policy_set, {"region": "UK"})
+    assert list(verdicts.decided.values()) == [True]
+    assert all(verdicts.verdict(policy_set, f"eu-{i}") is True for i in range(50))
+    assert all(verdicts.verdict(policy_set, f"gold-{i}") is None for i in range(50))
+    judged_us = verdicts.after(policy_set, {"region": "US", "tier": "gold"})
+    assert sorted(judged_us.decided.values()) == [False, True]
+    assert judged_us.ruled_out(policy_set) == {f"eu-{i}" for i in range(50)}
