@@ -31,7 +31,6 @@ class CompiledTenant:
     index: RetrievalIndex
     scanner: Scanner
     policies_by_area: Mapping[str, frozenset[str]]  # area -> ids of its policies
-    always_on: frozenset[str]  # ids of the alwaysOn policies
     tool_rules: tuple[CompiledToolRule, ...]
     detect_scope: DetectScope  # whose detect rules read a tool call's arguments
     views: PolicyViews  # the policies as the API shows them, by id
@@ -90,7 +89,6 @@ def _compile(
         index=retriever.index(policy_set.policies),
         scanner=scanner,
         policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
-        always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
         tool_rules=compile_tool_rules(policy_set.policies, secret_options),
         detect_scope=DetectScope.of(policy_set.policies),
         views=policy_views(policy_set),
