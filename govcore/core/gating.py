@@ -8,7 +8,7 @@ import math
 import operator
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
@@ -24,6 +24,7 @@ from govcore.policy import PolicyDocument, ToolRule
 __all__ = [
     "CompiledToolRule",
     "DetectScope",
+    "PoliciesExcept",
     "ToolCallOutcome",
     "compile_tool_rules",
     "gate_tool_call",
@@ -77,7 +78,6 @@ class DetectScope:
     """``whenActive`` policies that are not ``alwaysOn``: they need the session."""
     conditional: frozenset[str]
     """``always`` policies with ``appliesWhen``: a session's verdict may rule them out."""
-    every_policy: frozenset[str]
 
     @classmethod
     def of(cls, policies: Sequence[PolicyDocument]) -> DetectScope:
@@ -90,12 +90,11 @@ class DetectScope:
             conditional=frozenset(
                 p.id for p in scanning if p.detect_in_tool_calls == "always" and p.applies_when
             ),
-            every_policy=frozenset(p.id for p in policies),
         )
 
     def applicable(
         self, active: Collection[str], ruled_out: Collection[str]
-    ) -> frozenset[str] | None:
+    ) -> Container[str] | None:
         """The ids of the policies whose detect rules apply to a tool call of a session.
 
         Args:
@@ -104,13 +103,22 @@ class DetectScope:
                 were judged not to match.
 
         Returns:
-            The ids, or ``None`` for every policy (the common case, which costs nothing).
+            ``None`` for every policy (the common case), else every policy but the excluded
+            ones: a test against the few excluded, so the cost does not grow with the tenant.
         """
         excluded = {pid for pid in self.when_active if pid not in active}
         excluded.update(pid for pid in ruled_out if pid in self.conditional and pid not in active)
-        if not excluded:
-            return None
-        return self.every_policy.difference(excluded)
+        return PoliciesExcept(frozenset(excluded)) if excluded else None
+
+
+@dataclass(frozen=True, slots=True)
+class PoliciesExcept(Container[str]):
+    """Every policy id but ``excluded``, as a container the scanner tests ids against."""
+
+    excluded: frozenset[str]
+
+    def __contains__(self, policy_id: object) -> bool:
+        return policy_id not in self.excluded
 
 
 def compile_tool_rules(
@@ -300,7 +308,7 @@ def gate_tool_call(
     arguments: Mapping[str, Any],
     *,
     scanner: Scanner,
-    applicable_policies: frozenset[str] | None,
+    applicable_policies: Container[str] | None,
     tool_rules: Sequence[CompiledToolRule],
     check_keys: bool = True,
 ) -> ToolCallOutcome:
@@ -363,7 +371,9 @@ def gate_tool_call(
         position += len(text) + len(_SEPARATOR)
     per_text: dict[int, list[Hit]] = {}
     joined = _SEPARATOR.join(text for _, _, text in texts)
-    wanted = joined and (applicable_policies is None or applicable_policies)
+    # an empty collection of applicable policies scans nothing
+    none_apply = isinstance(applicable_policies, Collection) and not applicable_policies
+    wanted = joined and not none_apply
     for hit in scanner.scan(joined, applicable=applicable_policies) if wanted else ():
         owner = bisect_right(starts, hit.start) - 1
         offset = starts[owner]
