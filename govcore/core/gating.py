@@ -71,13 +71,15 @@ class DetectScope:
     A policy with ``detectInToolCalls: always`` (the default) is enforced on every tool call of
     the tenant, active in the session or not, unless the session's end-user attributes were
     judged not to match its ``appliesWhen``; one with ``whenActive`` only in a session where it
-    is active, or when it is ``alwaysOn`` (docs/decisions/tool-calls.md).
+    is active (docs/decisions/tool-calls.md). A policy active in the session or ``alwaysOn`` is
+    always enforced, as it was before ``detectInToolCalls``: the rule only ever adds policies.
     """
 
     when_active: frozenset[str]
     """``whenActive`` policies that are not ``alwaysOn``: they need the session."""
     conditional: frozenset[str]
-    """``always`` policies with ``appliesWhen``: a session's verdict may rule them out."""
+    """``always`` policies with ``appliesWhen``, not ``alwaysOn``: a session's verdict may rule
+    them out."""
 
     @classmethod
     def of(cls, policies: Sequence[PolicyDocument]) -> DetectScope:
@@ -88,7 +90,9 @@ class DetectScope:
                 p.id for p in scanning if p.detect_in_tool_calls == "whenActive" and not p.always_on
             ),
             conditional=frozenset(
-                p.id for p in scanning if p.detect_in_tool_calls == "always" and p.applies_when
+                p.id
+                for p in scanning
+                if p.detect_in_tool_calls == "always" and p.applies_when and not p.always_on
             ),
         )
 

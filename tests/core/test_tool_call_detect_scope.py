@@ -14,6 +14,8 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import govcore
 from govcore.core.gating import DetectScope
@@ -254,11 +256,55 @@ def test_the_scope_costs_nothing_when_every_policy_is_enforced() -> None:
             policy("b", detect=[{"pii": "phone"}], appliesWhen={"region": "EU"}),
             # whenActive without detect rules never scans: nothing to exclude
             policy("c", detectInToolCalls="whenActive"),
+            # alwaysOn: enforced on every tool call whatever the session says, as before
+            policy("d", detect=[{"pii": "iban"}], alwaysOn=True, detectInToolCalls="whenActive"),
+            policy("e", detect=[{"pii": "iban"}], alwaysOn=True, appliesWhen={"region": "EU"}),
         ],
     ).policies
     scope = DetectScope.of(policies)
     assert scope.applicable(active=(), ruled_out=()) is None
+    assert scope.applicable(active=(), ruled_out=("e",)) is None
     assert scope.applicable(active=("b",), ruled_out=("b",)) is None
     ruling_out_b = scope.applicable(active=(), ruled_out=("b",))
     assert ruling_out_b is not None
-    assert [pid for pid in ("a", "b", "c") if pid in ruling_out_b] == ["a", "c"]
+    assert [pid for pid in "abcde" if pid in ruling_out_b] == ["a", "c", "d", "e"]
+
+
+POLICY_FLAGS = st.fixed_dictionaries(
+    {
+        "when_active": st.booleans(),
+        "always_on": st.booleans(),
+        "conditional": st.booleans(),
+        "active": st.booleans(),
+        "ruled_out": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(flags=st.lists(POLICY_FLAGS, min_size=1, max_size=8))
+def test_the_scope_only_ever_adds_to_the_session_rule(flags: list[dict[str, bool]]) -> None:
+    """Every policy the session rule enforced (active or alwaysOn) is still enforced; of the
+    others, a whenActive one never is, an always one is unless its condition was ruled out."""
+    documents = [
+        policy(
+            f"p{i}",
+            detect=[{"pii": "email"}],
+            alwaysOn=f["always_on"],
+            detectInToolCalls="whenActive" if f["when_active"] else "always",
+            **({"appliesWhen": {"region": "EU"}} if f["conditional"] else {}),
+        )
+        for i, f in enumerate(flags)
+    ]
+    scope = DetectScope.of(PolicySet.from_documents("t", documents).policies)
+    active = [f"p{i}" for i, f in enumerate(flags) if f["active"]]
+    ruled_out = [f"p{i}" for i, f in enumerate(flags) if f["ruled_out"] and f["conditional"]]
+    applicable = scope.applicable(active, ruled_out)
+    for i, f in enumerate(flags):
+        enforced = applicable is None or f"p{i}" in applicable
+        if f["active"] or f["always_on"]:
+            assert enforced, f
+        elif f["when_active"]:
+            assert not enforced, f
+        else:
+            assert enforced is not (f["conditional"] and f["ruled_out"]), f
