@@ -239,8 +239,8 @@ def record_turn(
 
     # Retrieval runs before the store's atomic section. Only a first call reads priorHistory,
     # so with history we look first, and retrieve again in the (rare) race where the session
-    # appeared or vanished between the look and the update. Selection from the hits runs
-    # inside it: appliesWhen depends on the verdicts the state holds.
+    # appeared or vanished between the look and the update. Selection from the hits runs in
+    # the atomic section: appliesWhen depends on the verdicts the stored state holds.
     retrievals: dict[bool, list[RetrievalHit]] = {}
 
     def retrieve(first_call: bool) -> list[RetrievalHit]:
