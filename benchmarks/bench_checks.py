@@ -134,8 +134,8 @@ def make_policies(
                 "severity": 4,
                 "enforcement": "fix",
                 "citationRef": f"BENCH-{number}",
-                # alwaysOn: a tool call in any session is checked against every rule (the
-                # worst case; otherwise an unknown session would apply none of them)
+                # alwaysOn, as before detectInToolCalls: a tool call in any session is checked
+                # against every rule, which the default (always) now does without it
                 "alwaysOn": True,
                 "detect": rules[start : start + 10],
             }

@@ -27,18 +27,26 @@ from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 
 __all__ = [
     "PII_KINDS",
+    "Condition",
+    "Conditions",
     "DetectRule",
     "Enforcement",
     "PiiKind",
     "PolicyDocument",
     "PolicySet",
+    "ToolCallDetection",
     "ToolRule",
     "compile_regex",
+    "judge_condition",
 ]
 
 
 Enforcement = Literal["fix", "warning", "audit"]
 """How a policy is enforced; its violations carry it as their ``enforcementType``."""
+
+ToolCallDetection = Literal["always", "whenActive"]
+"""When a policy's ``detect`` rules read tool-call arguments (``detectInToolCalls``): on every
+tool call of the tenant, or only in sessions where the policy is active (or ``alwaysOn``)."""
 
 # The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
 # Literal written out, not derived, so that type checkers and the config's error message know
@@ -205,6 +213,9 @@ class PolicyDocument(_DocumentModel):
     applies_when: dict[str, Scalar | list[Scalar]] | None = None
     examples: list[str] = Field(default_factory=list)
     detect: list[DetectRule] = Field(default_factory=list)
+    # "always" by default: a selection miss must not let a card number out through a tool
+    # (docs/decisions/tool-calls.md).
+    detect_in_tool_calls: ToolCallDetection = "always"
     tools: list[ToolRule] = Field(default_factory=list)
 
     @field_validator("severity")
@@ -220,19 +231,90 @@ class PolicyDocument(_DocumentModel):
         Every entry must match: the attribute is present and equals the value (or one of the
         values, when a list is given); a list-valued attribute matches when any item does.
         """
+        return self.judge_attributes(attributes) is True
+
+    def judge_attributes(self, attributes: Mapping[str, Any] | None) -> bool | None:
+        """What the end user's attributes say of ``appliesWhen``, when they say anything.
+
+        ``True`` when every entry matches (always, for a policy without ``appliesWhen``);
+        ``False`` when an attribute it names is present with no allowed value; ``None`` when
+        they decide neither way: no attribute it names is present, or those present match but
+        another named one is missing. :meth:`applies_to` reads ``None`` as no match; a
+        conversation keeps its last decision instead (docs/decisions/applies-when.md).
+        """
         if not self.applies_when:
             return True
-        if not attributes:
+        return judge_condition(self.applies_when, attributes)
+
+
+Condition = Mapping[str, Scalar | list[Scalar]]
+"""An ``appliesWhen`` mapping: attribute name to a value or a list of values."""
+
+
+def judge_condition(condition: Condition, attributes: Mapping[str, Any] | None) -> bool | None:
+    """What ``attributes`` decide of ``condition`` (as :meth:`PolicyDocument.judge_attributes`)."""
+    missing = False
+    for name, wanted in condition.items():
+        if not attributes or name not in attributes:
+            missing = True
+            continue
+        allowed = wanted if isinstance(wanted, list) else [wanted]
+        have = attributes[name]
+        values = have if isinstance(have, list) else [have]
+        if not any(json_equal(v, a) for v in values for a in allowed):
             return False
-        for name, wanted in self.applies_when.items():
-            if name not in attributes:
-                return False
-            allowed = wanted if isinstance(wanted, list) else [wanted]
-            have = attributes[name]
-            values = have if isinstance(have, list) else [have]
-            if not any(json_equal(v, a) for v in values for a in allowed):
-                return False
-        return True
+    return None if missing else True
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """The distinct ``appliesWhen`` conditions of a policy set, each named by a fingerprint
+    (the first 12 hex digits of SHA-256 over its canonical JSON).
+
+    Policies usually share a few conditions (a region, a tier), so what a turn's attributes
+    decide is judged once per condition, not per policy, and a conversation stores one verdict
+    per condition. A fingerprint also ties a stored verdict to the condition it judged: a
+    policy whose ``appliesWhen`` changed has a new one, and so no verdict.
+    """
+
+    of_policy: Mapping[str, str]
+    """Policy id to the fingerprint of its condition (policies with ``appliesWhen`` only)."""
+    policies: Mapping[str, tuple[str, ...]]
+    """Fingerprint to the ids of the policies with that condition."""
+    naming: Mapping[str, tuple[tuple[str, Condition], ...]]
+    """Attribute name to the conditions (fingerprint, condition) that name it."""
+
+    @classmethod
+    def of(cls, policies: Iterable[PolicyDocument]) -> Conditions:
+        of_policy: dict[str, str] = {}
+        by_fingerprint: dict[str, list[str]] = {}
+        naming: dict[str, dict[str, Condition]] = {}
+        for policy in policies:
+            if not policy.applies_when:
+                continue
+            fingerprint = hashlib.sha256(canonical_json(policy.applies_when).encode()).hexdigest()
+            fingerprint = fingerprint[:12]
+            of_policy[policy.id] = fingerprint
+            by_fingerprint.setdefault(fingerprint, []).append(policy.id)
+            for name in policy.applies_when:
+                naming.setdefault(name, {})[fingerprint] = policy.applies_when
+        return cls(
+            of_policy=of_policy,
+            policies={fp: tuple(ids) for fp, ids in by_fingerprint.items()},
+            naming={name: tuple(found.items()) for name, found in naming.items()},
+        )
+
+    def decided_by(self, attributes: Mapping[str, Any]) -> dict[str, bool]:
+        """The verdict on each condition ``attributes`` decide, by fingerprint: only conditions
+        naming one of the attributes are judged."""
+        decided: dict[str, bool] = {}
+        for name in attributes:
+            for fingerprint, condition in self.naming.get(name, ()):
+                if fingerprint not in decided:
+                    judged = judge_condition(condition, attributes)
+                    if judged is not None:
+                        decided[fingerprint] = judged
+        return decided
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,6 +333,7 @@ class PolicySet:
     by_id: Mapping[str, PolicyDocument] = field(init=False, repr=False)
     position: Mapping[str, int] = field(init=False, repr=False)
     always_on: tuple[int, ...] = field(init=False, repr=False)
+    conditions: Conditions = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         digest = hashlib.sha256(f"{self.language}\n".encode())
@@ -263,6 +346,7 @@ class PolicySet:
         object.__setattr__(
             self, "always_on", tuple(i for i, p in enumerate(self.policies) if p.always_on)
         )
+        object.__setattr__(self, "conditions", Conditions.of(self.policies))
 
     @classmethod
     def from_documents(cls, tenant: str, documents: Iterable[Mapping[str, Any]]) -> PolicySet:

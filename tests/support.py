@@ -572,22 +572,43 @@ def lifecycle_config() -> dict[str, Any]:
     )
 
 
-def applies_when_matches(policy_id: str, attributes: Mapping[str, Any] | None) -> bool:
-    """A model of ``appliesWhen`` for the test policies."""
+def applies_when_verdict(policy_id: str, attributes: Mapping[str, Any] | None) -> bool | None:
+    """A model of what attributes decide of a test policy's ``appliesWhen``: ``True`` when
+    every entry matches, ``False`` when a named attribute has no allowed value, ``None`` when
+    they decide neither way (docs/decisions/applies-when.md)."""
     wanted = APPLIES_WHEN.get(policy_id)
     if not wanted:
         return True
-    if not attributes:
-        return False
+    missing = False
     for name, allowed in wanted.items():
-        if name not in attributes:
-            return False
+        if not attributes or name not in attributes:
+            missing = True
+            continue
         allowed_values = allowed if isinstance(allowed, list) else [allowed]
         have = attributes[name]
         values = have if isinstance(have, list) else [have]
         if not any(type(v) is type(a) and v == a for v in values for a in allowed_values):
             return False
-    return True
+    return None if missing else True
+
+
+class AppliesWhenModel:
+    """A model of a conversation's ``appliesWhen`` verdicts: each condition keeps what the
+    latest attributes that decided it said."""
+
+    def __init__(self) -> None:
+        self.verdicts: dict[str, bool] = {}
+
+    def record(self, attributes: Mapping[str, Any] | None) -> None:
+        """A turn with ``attributes`` (``None``: a turn without them)."""
+        for policy_id in APPLIES_WHEN:
+            verdict = applies_when_verdict(policy_id, attributes)
+            if verdict is not None:
+                self.verdicts[policy_id] = verdict
+
+    def applies(self, policy_id: str) -> bool:
+        """Whether the policy may apply at the turn last recorded."""
+        return policy_id not in APPLIES_WHEN or self.verdicts.get(policy_id) is True
 
 
 # --- Redis ---------------------------------------------------------------------------------------

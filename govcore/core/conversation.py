@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
@@ -19,6 +19,7 @@ from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import TokenCounter
 
 __all__ = [
+    "AppliesWhenVerdicts",
     "Binding",
     "BindingEventKind",
     "BindingLog",
@@ -29,6 +30,7 @@ __all__ = [
     "advance_conversation",
     "iso_timestamp",
     "prioritise",
+    "verdicts_after",
 ]
 
 _STATE_VERSION = 2
@@ -134,10 +136,63 @@ class BindingLog:
 
 
 @dataclass(frozen=True, slots=True)
+class AppliesWhenVerdicts:
+    """What the end user's attributes last decided of each ``appliesWhen`` condition.
+
+    A conversation keeps these so that a turn sent without attributes (an assistant's reply,
+    typically) does not release a conditional policy that the user's turn before it made
+    applicable (docs/decisions/applies-when.md). The specification says attributes are not
+    stored, and they are not: only, per condition (by its fingerprint,
+    :class:`govcore.policy.Conditions`), whether it matched. A policy whose ``appliesWhen``
+    changed in a new configuration has a new fingerprint, so no verdict until attributes
+    decide it again.
+    """
+
+    decided: Mapping[str, bool] = field(default_factory=dict)
+    """Condition fingerprint to whether the end user's attributes matched it."""
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.decided.items()))
+
+    def verdict(self, policy_set: PolicySet, policy_id: str) -> bool | None:
+        """The stored verdict on the policy's condition, if there is one."""
+        fingerprint = policy_set.conditions.of_policy.get(policy_id)
+        return None if fingerprint is None else self.decided.get(fingerprint)
+
+    def applies(self, policy_set: PolicySet, policy: PolicyDocument) -> bool:
+        """Whether the policy may apply: it has no ``appliesWhen``, or its verdict is a match."""
+        return not policy.applies_when or self.verdict(policy_set, policy.id) is True
+
+    def ruled_out(self, policy_set: PolicySet) -> frozenset[str]:
+        """The ids of the policies whose condition the attributes were judged not to match."""
+        under = policy_set.conditions.policies
+        return frozenset(
+            pid
+            for fingerprint, matched in self.decided.items()
+            if not matched
+            for pid in under.get(fingerprint, ())
+        )
+
+    def after(
+        self, policy_set: PolicySet, attributes: Mapping[str, Any] | None
+    ) -> AppliesWhenVerdicts:
+        """The verdicts once a turn with ``attributes`` is recorded: each condition the
+        attributes decide (:func:`govcore.policy.judge_condition`) is judged afresh, the others
+        keep their verdict; verdicts on conditions no policy has any more are dropped."""
+        if not attributes:
+            return self
+        conditions = policy_set.conditions
+        decided = {fp: m for fp, m in self.decided.items() if fp in conditions.policies}
+        decided.update(conditions.decided_by(attributes))
+        return AppliesWhenVerdicts(decided)
+
+
+@dataclass(frozen=True, slots=True)
 class ConversationState:
     """What govcore keeps of a conversation between turns.
 
-    ``bindings`` are the active policies in the priority order of the last turn.
+    ``bindings`` are the active policies in the priority order of the last turn;
+    ``verdicts`` what the end user's attributes last decided of the ``appliesWhen`` policies.
     """
 
     turn_count: int
@@ -145,6 +200,7 @@ class ConversationState:
     binding_log: BindingLog
     injection_block: str
     updated_at: float
+    verdicts: AppliesWhenVerdicts = field(default_factory=AppliesWhenVerdicts)
 
     def to_bytes(self) -> bytes:
         """A compact JSON header line, then the binding log's lines."""
@@ -156,12 +212,18 @@ class ConversationState:
             "updated": self.updated_at,
             "events": len(self.binding_log),
         }
+        if self.verdicts.decided:
+            # Only when there are verdicts, so the state of a conversation without attributes
+            # is byte for byte what earlier versions wrote (and read).
+            header["when"] = [[fp, int(matched)] for fp, matched in self.verdicts.decided.items()]
         encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
         return encoded + b"\n" + self.binding_log.raw
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> ConversationState:
-        """Decode what :meth:`to_bytes` wrote (the log stays encoded until read).
+        """Decode what :meth:`to_bytes` wrote (the log stays encoded until read). A state
+        written before verdicts were kept has none: the same as a conversation whose turns
+        never carried attributes.
 
         Raises:
             ValueError: the bytes are not a conversation state of a known version.
@@ -181,6 +243,7 @@ class ConversationState:
             binding_log=BindingLog(log, events),
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
+            verdicts=AppliesWhenVerdicts({str(f): bool(m) for f, m in document.get("when", ())}),
         )
 
 
@@ -216,6 +279,15 @@ def prioritise(
     return sorted(policies, key=lambda p: (-p.severity, -relevance.get(p.id, 0.0), position[p.id]))
 
 
+def verdicts_after(
+    state: ConversationState | None, policy_set: PolicySet, attributes: Mapping[str, Any] | None
+) -> AppliesWhenVerdicts:
+    """The ``appliesWhen`` verdicts of a conversation once a turn with ``attributes`` is
+    recorded: what selection filters the turn's hits with, and what the turn stores."""
+    stored = state.verdicts if state is not None else AppliesWhenVerdicts()
+    return stored.after(policy_set, attributes)
+
+
 def advance_conversation(
     state: ConversationState | None,
     *,
@@ -234,8 +306,10 @@ def advance_conversation(
         state: the stored state, or ``None`` for the first call of a session.
         policy_set: the tenant's policies.
         selected: the policies retrieval selected at this turn (``alwaysOn`` ones included),
-            already filtered by ``appliesWhen``, with their relevance.
-        attributes: the end user's attributes at this turn (``appliesWhen`` of held policies).
+            already filtered by ``appliesWhen`` as :func:`verdicts_after` says, with their
+            relevance.
+        attributes: the end user's attributes at this turn, if it carried any (they update
+            the stored verdicts, which decide ``appliesWhen`` of held policies).
         prior_turns: how many ``priorHistory`` entries came with the request; they count only
             on the first call.
         now: the current epoch time.
@@ -246,12 +320,14 @@ def advance_conversation(
     Returns:
         The new state and the diff. A policy that is not selected again for
         ``rules.release_after_unselected_turns`` consecutive turns is released; one whose
-        ``appliesWhen`` no longer matches, or that left the policy set, is released at once.
+        ``appliesWhen`` attributes decided no longer matches, or that left the policy set, is
+        released at once.
     """
     previous = state.turn_count if state is not None else prior_turns
     turn_index = previous + 1
     by_id = policy_set.by_id
     before = {b.policy_id: b for b in state.bindings} if state is not None else {}
+    verdicts = verdicts_after(state, policy_set, attributes)
 
     bindings: dict[str, Binding] = {}
     released: list[str] = []
@@ -261,7 +337,7 @@ def advance_conversation(
             bindings[policy_id] = Binding(policy_id, binding.since_turn, turn_index)
         elif (
             policy is not None
-            and policy.applies_to(attributes)
+            and verdicts.applies(policy_set, policy)
             and binding.held_at(turn_index, rules)
         ):
             bindings[policy_id] = binding
@@ -294,6 +370,7 @@ def advance_conversation(
         binding_log=log,
         injection_block=block,
         updated_at=now,
+        verdicts=verdicts,
     )
     return TurnOutcome(
         state=new_state,

@@ -8,7 +8,7 @@ import math
 import operator
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import NoneType
 from typing import Any
@@ -21,7 +21,14 @@ from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import PolicyDocument, ToolRule
 
-__all__ = ["CompiledToolRule", "ToolCallOutcome", "compile_tool_rules", "gate_tool_call"]
+__all__ = [
+    "CompiledToolRule",
+    "DetectScope",
+    "PoliciesExcept",
+    "ToolCallOutcome",
+    "compile_tool_rules",
+    "gate_tool_call",
+]
 
 Path = tuple[str | int, ...]
 _SEPARATOR = "\n\x00\n"  # between joined argument texts: no detector matches across it
@@ -55,6 +62,67 @@ class ToolCallOutcome:
     allow: bool
     risk_score: float
     policy_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class DetectScope:
+    """Which policies' ``detect`` rules read a tool call's arguments, built once per policy set.
+
+    A policy with ``detectInToolCalls: always`` (the default) is enforced on every tool call of
+    the tenant, active in the session or not, unless the session's end-user attributes were
+    judged not to match its ``appliesWhen``; one with ``whenActive`` only in a session where it
+    is active (docs/decisions/tool-calls.md). A policy active in the session or ``alwaysOn`` is
+    always enforced, as it was before ``detectInToolCalls``: the rule only ever adds policies.
+    """
+
+    when_active: frozenset[str]
+    """``whenActive`` policies that are not ``alwaysOn``: they need the session."""
+    conditional: frozenset[str]
+    """``always`` policies with ``appliesWhen``, not ``alwaysOn``: a session's verdict may rule
+    them out."""
+
+    @classmethod
+    def of(cls, policies: Sequence[PolicyDocument]) -> DetectScope:
+        """The scope of a policy set's policies (those without detect rules never scan)."""
+        scanning = [p for p in policies if p.detect]
+        return cls(
+            when_active=frozenset(
+                p.id for p in scanning if p.detect_in_tool_calls == "whenActive" and not p.always_on
+            ),
+            conditional=frozenset(
+                p.id
+                for p in scanning
+                if p.detect_in_tool_calls == "always" and p.applies_when and not p.always_on
+            ),
+        )
+
+    def applicable(
+        self, active: Collection[str], ruled_out: Collection[str]
+    ) -> Container[str] | None:
+        """The ids of the policies whose detect rules apply to a tool call of a session.
+
+        Args:
+            active: the session's active policies (none for an unknown session).
+            ruled_out: the policies whose ``appliesWhen`` the session's end-user attributes
+                were judged not to match.
+
+        Returns:
+            ``None`` for every policy (the common case), else every policy but the excluded
+            ones: a test against the few excluded, so the cost does not grow with the tenant.
+        """
+        excluded = {pid for pid in self.when_active if pid not in active}
+        excluded.update(pid for pid in ruled_out if pid in self.conditional and pid not in active)
+        return PoliciesExcept(frozenset(excluded)) if excluded else None
+
+
+@dataclass(frozen=True, slots=True)
+class PoliciesExcept(Container[str]):
+    """Every policy id but ``excluded``, as a container the scanner tests ids against."""
+
+    excluded: frozenset[str]
+
+    def __contains__(self, policy_id: object) -> bool:
+        return policy_id not in self.excluded
 
 
 def compile_tool_rules(
@@ -244,7 +312,7 @@ def gate_tool_call(
     arguments: Mapping[str, Any],
     *,
     scanner: Scanner,
-    applicable_policies: frozenset[str] | None,
+    applicable_policies: Container[str] | None,
     tool_rules: Sequence[CompiledToolRule],
     check_keys: bool = True,
 ) -> ToolCallOutcome:
@@ -253,8 +321,8 @@ def gate_tool_call(
     Args:
         tool_name: the tool to be called.
         arguments: its proposed arguments.
-        scanner: the tenant's detect rules; only those of ``applicable_policies`` (the
-            session's active and ``alwaysOn`` policies; ``None``: all) are applied.
+        scanner: the tenant's detect rules; only those of ``applicable_policies`` (as
+            :meth:`DetectScope.applicable` chooses them; ``None``: all) are applied.
         tool_rules: the tenant's tool rules (each applies when its glob matches ``tool_name``).
         check_keys: whether ``scanner`` also reads object keys (numbers and strings it
             always reads; a number is read as its JSON text).
@@ -307,7 +375,9 @@ def gate_tool_call(
         position += len(text) + len(_SEPARATOR)
     per_text: dict[int, list[Hit]] = {}
     joined = _SEPARATOR.join(text for _, _, text in texts)
-    wanted = joined and (applicable_policies is None or applicable_policies)
+    # an empty collection of applicable policies scans nothing
+    none_apply = isinstance(applicable_policies, Collection) and not applicable_policies
+    wanted = joined and not none_apply
     for hit in scanner.scan(joined, applicable=applicable_policies) if wanted else ():
         owner = bisect_right(starts, hit.start) - 1
         offset = starts[owner]

@@ -6,11 +6,11 @@ The service asks the retrieval index for :func:`retrieval_depth` hits (more than
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from govcore.policy import PolicySet
+from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import IndexExplanation, RetrievalHit
 
 __all__ = [
@@ -43,6 +43,8 @@ def select_policies(
     policy_set: PolicySet,
     attributes: Mapping[str, Any] | None,
     top_k: int,
+    *,
+    applies: Callable[[PolicyDocument], bool] | None = None,
 ) -> dict[str, float]:
     """The selected policies of a turn, with their relevance.
 
@@ -51,6 +53,9 @@ def select_policies(
         policy_set: the tenant's policies.
         attributes: the end user's attributes, matched against each ``appliesWhen``.
         top_k: at most this many retrieved policies are selected.
+        applies: whether a policy's ``appliesWhen`` lets it apply, instead of matching
+            ``attributes`` (a conversation's turn: its stored verdicts decide what this turn's
+            attributes leave open).
 
     Returns:
         Policy id to relevance: the best ``top_k`` hits whose ``appliesWhen`` matches (a policy
@@ -58,18 +63,25 @@ def select_policies(
         matches, at :data:`ALWAYS_ON_RELEVANCE`.
     """
     policies = policy_set.policies
+    if applies is None:
+        applies = _matching(attributes)
     relevance: dict[str, float] = {}
     for hit in hits:
         if len(relevance) == top_k:
             break
         policy = policies[hit.position]
-        if policy.id not in relevance and policy.applies_to(attributes):
+        if policy.id not in relevance and applies(policy):
             relevance[policy.id] = hit.score
     for position in policy_set.always_on:
         policy = policies[position]
-        if policy.applies_to(attributes):
+        if applies(policy):
             relevance[policy.id] = ALWAYS_ON_RELEVANCE
     return relevance
+
+
+def _matching(attributes: Mapping[str, Any] | None) -> Callable[[PolicyDocument], bool]:
+    """``appliesWhen`` matched against ``attributes`` alone."""
+    return lambda policy: policy.applies_to(attributes)
 
 
 # --- explanations ----------------------------------------------------------------------------
@@ -149,6 +161,7 @@ def explain_selection(
     top_k: int,
     *,
     held: Iterable[str] = (),
+    applies: Callable[[PolicyDocument], bool] | None = None,
 ) -> SelectionExplanation:
     """Replay :func:`select_policies` on an index's explanation, recording each policy's reason.
 
@@ -158,22 +171,25 @@ def explain_selection(
         attributes: the end user's attributes.
         top_k: the selection's top-K.
         held: ids of the policies the conversation holds from earlier turns.
+        applies: as for :func:`select_policies` (a conversation's stored verdicts).
     """
     policies = policy_set.policies
     ranked = [s for s in explanation.scores if s.score >= explanation.floor and s.score > 0]
     ranked.sort(key=lambda s: (-s.score, s.position))
     # The same hits search returns: the retrieval depth's best above the floor.
     hits = [RetrievalHit(s.position, s.score) for s in ranked[: retrieval_depth(top_k)]]
-    chosen = select_policies(hits, policy_set, attributes, top_k)
+    if applies is None:
+        applies = _matching(attributes)
+    chosen = select_policies(hits, policy_set, attributes, top_k, applies=applies)
     above_floor = {s.position for s in ranked}
     held_ids = set(held)
     by_position = {s.position: s for s in explanation.scores}
     candidates = []
     for position, policy in enumerate(policies):
         scored = by_position.get(position)
-        if policy.always_on and policy.applies_to(attributes):
+        if policy.always_on and applies(policy):
             reason = ALWAYS_ON
-        elif not policy.applies_to(attributes):
+        elif not applies(policy):
             reason = APPLIES_WHEN
         elif policy.id in chosen:
             reason = SELECTED

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -123,7 +123,7 @@ class Scanner:
         return len(self.rules)
 
     def scan(
-        self, text: str, start: int = 0, applicable: frozenset[str] | None = None
+        self, text: str, start: int = 0, applicable: Container[str] | None = None
     ) -> list[Hit]:
         """The matches of every rule in ``text[start:]``, in original offsets, sorted.
 
@@ -159,7 +159,7 @@ class Scanner:
         start: int,
         hits: list[Hit],
         fresh: list[Hit],
-        applicable: frozenset[str] | None,
+        applicable: Container[str] | None,
     ) -> list[Hit]:
         """Candidates the ``fresh`` hits held back: the text around each such hit is scanned
         again with every hit in it blanked out (spaces of the same length, so offsets hold).
@@ -217,7 +217,7 @@ class Scanner:
                 freed.append(candidate)
         return freed
 
-    def _scan(self, text: str, start: int, applicable: frozenset[str] | None) -> list[Hit]:
+    def _scan(self, text: str, start: int, applicable: Container[str] | None) -> list[Hit]:
         if not self.rules or start >= len(text):
             return []
         window = text[start:] if start else text
@@ -258,7 +258,7 @@ class Scanner:
         view: NormalizedText,
         found: dict[int, list[tuple[int, int, float]]],
         start: int,
-        applicable: frozenset[str] | None,
+        applicable: Container[str] | None,
         hits: list[Hit],
     ) -> None:
         for rule_index, spans in found.items():

@@ -204,17 +204,21 @@ def check_tool_call(
     check_tool_arguments(request.arguments, service.settings.max_tool_arguments_bytes)
     started = time.perf_counter()
     tenant = service.tenant(principal)
-    # The session's active policies, read without renewing its TTL; alwaysOn ones always.
+    # The session's active policies and appliesWhen verdicts, read without renewing its TTL:
+    # they decide only for whenActive and conditional policies (DetectScope).
     key = conversation_key(principal.tenant, request.session_id)
     raw = yield from read(reads, key)
-    active = (
-        [b.policy_id for b in service.decode_state(raw, key).bindings] if raw is not None else []
-    )
+    active: frozenset[str] = frozenset()
+    ruled_out: frozenset[str] = frozenset()
+    if raw is not None:
+        state = service.decode_state(raw, key)
+        active = frozenset(b.policy_id for b in state.bindings)
+        ruled_out = state.verdicts.ruled_out(tenant.policy_set)
     outcome = gate_tool_call(
         request.tool_name,
         request.arguments,
         scanner=tenant.scanner,
-        applicable_policies=tenant.always_on.union(active),
+        applicable_policies=tenant.detect_scope.applicable(active, ruled_out),
         tool_rules=tenant.tool_rules,
         check_keys=service.settings.tool_call_check_keys,
     )

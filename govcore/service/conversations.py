@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from govcore.config import GovernanceSettings
-from govcore.core.conversation import TurnOutcome, advance_conversation, iso_timestamp, prioritise
+from govcore.core.conversation import (
+    TurnOutcome,
+    advance_conversation,
+    iso_timestamp,
+    prioritise,
+    verdicts_after,
+)
 from govcore.core.render import render_injection_block
 from govcore.core.selection import SelectionExplanation, retrieval_depth, select_policies
 from govcore.core.selection import explain_selection as explain_candidates
@@ -47,6 +54,7 @@ from govcore.types import (
     ExplainableIndex,
     IndexExplanation,
     PolicyScore,
+    RetrievalHit,
     StoreCommit,
     StoreReads,
 )
@@ -72,18 +80,17 @@ IDEMPOTENCY_WINDOW_SECONDS = 300
 # --- selection -------------------------------------------------------------------------------
 
 
-def _select(
+def _retrieve(
     service: Service,
     tenant: CompiledTenant,
     text: str,
     context: Sequence[str],
     areas: frozenset[str] | None,
-    attributes: Mapping[str, Any] | None,
-) -> dict[str, float]:
-    """Retrieval for one turn, bounded in length, then the core's selection rules."""
+) -> list[RetrievalHit]:
+    """Retrieval for one turn, bounded in length: the hits the core's selection rules read."""
     settings = service.settings
     query, bounded_context = _retrieval_input(settings, text, context)
-    hits = service.retrieval(
+    return service.retrieval(
         lambda: tenant.index.search(
             query,
             top_k=retrieval_depth(settings.retrieval_top_k),
@@ -91,7 +98,6 @@ def _select(
             context=bounded_context,
         )
     )
-    return select_policies(hits, tenant.policy_set, attributes, settings.retrieval_top_k)
 
 
 def _retrieval_input(
@@ -147,6 +153,7 @@ def explain_selection(
             scores=tuple(PolicyScore(h.position, h.score) for h in hits), thresholds={}, floor=0.0
         )
     held: list[str] = []
+    state = None
     if request.session_id is not None:
         key = conversation_key(principal.tenant, request.session_id)
         raw = yield from read(reads, key)
@@ -155,9 +162,17 @@ def explain_selection(
             next_turn = state.turn_count + 1
             rules = service.conversation_rules
             held = [b.policy_id for b in state.bindings if b.held_at(next_turn, rules)]
+    # appliesWhen as the conversation's next turn would judge it: the stored verdicts decide
+    # what these attributes leave open (none without a session: the attributes alone).
+    verdicts = verdicts_after(state, tenant.policy_set, attributes)
     return Result(
         explain_candidates(
-            explained, tenant.policy_set, attributes, settings.retrieval_top_k, held=held
+            explained,
+            tenant.policy_set,
+            attributes,
+            settings.retrieval_top_k,
+            held=held,
+            applies=partial(verdicts.applies, tenant.policy_set),
         )
     )
 
@@ -223,22 +238,23 @@ def record_turn(
     conv_key = conversation_key(principal.tenant, request.session_id)
 
     # Retrieval runs before the store's atomic section. Only a first call reads priorHistory,
-    # so with history we look first, and select again in the (rare) race where the session
-    # appeared or vanished between the look and the update.
-    selections: dict[bool, dict[str, float]] = {}
+    # so with history we look first, and retrieve again in the (rare) race where the session
+    # appeared or vanished between the look and the update. Selection from the hits runs in
+    # the atomic section: appliesWhen depends on the verdicts the stored state holds.
+    retrievals: dict[bool, list[RetrievalHit]] = {}
 
-    def select(first_call: bool) -> dict[str, float]:
-        if first_call not in selections:
+    def retrieve(first_call: bool) -> list[RetrievalHit]:
+        if first_call not in retrievals:
             extra = history if first_call else []
-            selections[first_call] = _select(
-                service, tenant, request.turn.content, [*extra, *context], areas, attributes
+            retrievals[first_call] = _retrieve(
+                service, tenant, request.turn.content, [*extra, *context], areas
             )
-        return selections[first_call]
+        return retrievals[first_call]
 
     if history:
-        select((yield from read(reads, conv_key)) is None)
+        retrieve((yield from read(reads, conv_key)) is None)
     else:
-        selections[True] = selections[False] = select(False)
+        retrievals[True] = retrievals[False] = retrieve(False)
 
     # The output check depends on the content alone, so it runs outside the atomic section.
     post_check: PostInferenceResponse | None = None
@@ -254,12 +270,22 @@ def record_turn(
         or service.settings.conversation_ttl_seconds
     )
 
+    policy_set = tenant.policy_set
+
     def advance(raw_state: bytes | None, now: float) -> TurnOutcome:
         state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
+        verdicts = verdicts_after(state, policy_set, attributes)
+        selected = select_policies(
+            retrieve(state is None),
+            policy_set,
+            attributes,
+            service.settings.retrieval_top_k,
+            applies=partial(verdicts.applies, policy_set),
+        )
         return advance_conversation(
             state,
-            policy_set=tenant.policy_set,
-            selected=select(state is None),
+            policy_set=policy_set,
+            selected=selected,
             attributes=attributes,
             prior_turns=len(history),
             now=now,
@@ -443,7 +469,11 @@ def pre_inference(
     context = [
         m.content if isinstance(m, HistoryEntry) else m for m in request.recent_messages or ()
     ]
-    relevance = _select(service, tenant, request.prompt, context, areas, attributes)
+    # Stateless: appliesWhen is matched against this request's attributes alone.
+    hits = _retrieve(service, tenant, request.prompt, context, areas)
+    relevance = select_policies(
+        hits, tenant.policy_set, attributes, service.settings.retrieval_top_k
+    )
     policy_set = tenant.policy_set
     ordered = prioritise(
         [policy_set.by_id[pid] for pid in relevance], relevance, policy_set.position

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from govcore.core.gating import CompiledToolRule, compile_tool_rules
+from govcore.core.gating import CompiledToolRule, DetectScope, compile_tool_rules
 from govcore.core.selection import retrieval_depth, select_policies
 from govcore.detection.scanner import Scanner, compile_rules
 from govcore.detection.secrets import SecretOptions
@@ -31,8 +31,8 @@ class CompiledTenant:
     index: RetrievalIndex
     scanner: Scanner
     policies_by_area: Mapping[str, frozenset[str]]  # area -> ids of its policies
-    always_on: frozenset[str]  # ids of the alwaysOn policies
     tool_rules: tuple[CompiledToolRule, ...]
+    detect_scope: DetectScope  # whose detect rules read a tool call's arguments
     views: PolicyViews  # the policies as the API shows them, by id
 
     def policies_in_areas(self, areas: frozenset[str] | None) -> frozenset[str] | None:
@@ -89,8 +89,8 @@ def _compile(
         index=retriever.index(policy_set.policies),
         scanner=scanner,
         policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
-        always_on=frozenset(p.id for p in policy_set.policies if p.always_on),
         tool_rules=compile_tool_rules(policy_set.policies, secret_options),
+        detect_scope=DetectScope.of(policy_set.policies),
         views=policy_views(policy_set),
     )
 

@@ -27,8 +27,8 @@ from tests.support import (
     AREA_OF,
     LIFECYCLE_FULL_KEY,
     START_TIME,
+    AppliesWhenModel,
     FakeClock,
-    applies_when_matches,
 )
 
 POLICY_PHRASES = [
@@ -153,6 +153,7 @@ def test_diff_is_consistent_turn_by_turn(
     previous_index = len(history) if history else 0
     newly_by_turn: list[set[str]] = []
     log: list[dict[str, Any]] = []
+    applicability = AppliesWhenModel()
 
     for number, spec in enumerate(turns):
         module_clock.advance(spec["step"])
@@ -165,7 +166,7 @@ def test_diff_is_consistent_turn_by_turn(
         newly = _ids(response.diff.newly_applicable)
         still = _ids(response.diff.still_active)
         released = _ids(response.diff.newly_released)
-        attrs = _attributes_of(spec["request"])
+        applicability.record(_attributes_of(spec["request"]))
 
         # No bucket lists a policy twice.
         for bucket in (active, newly, still, released):
@@ -197,10 +198,11 @@ def test_diff_is_consistent_turn_by_turn(
         assert response.turn_index == previous_index + 1
 
         # Policies are the tenant's, shown as written; alwaysOn ones always apply, appliesWhen
-        # ones only for matching attributes, new ones only from the requested areas.
+        # ones only while the latest attributes that decided them matched, new ones only from
+        # the requested areas.
         for policy in response.active_policies:
             _check_policy_fields(policy)
-            assert applies_when_matches(policy.id, attrs), (policy.id, attrs)
+            assert applicability.applies(policy.id), (policy.id, applicability.verdicts)
         assert set(active) >= ALWAYS_ON_IDS
         areas = spec["request"].get("policyAreaIds")
         if areas is not None:
@@ -209,7 +211,7 @@ def test_diff_is_consistent_turn_by_turn(
         # A held policy whose appliesWhen still matches is released only after three
         # consecutive turns without selection: it was not newly applicable in the last two.
         for pid in released:
-            if applies_when_matches(pid, attrs):
+            if applicability.applies(pid):
                 assert all(pid not in earlier for earlier in newly_by_turn[-2:]), pid
                 assert pid not in ALWAYS_ON_IDS
 
@@ -292,13 +294,12 @@ def _count(text: str) -> int:
 
 @st.composite
 def controlled_turns(draw: st.DrawFn) -> list[tuple[dict[str, float], dict[str, Any] | None]]:
-    """Per turn: attributes, and a selection already filtered by appliesWhen (as the facade does)."""
+    """Per turn: what retrieval found (before appliesWhen), and attributes."""
     turns = []
     for _ in range(draw(turn_counts)):
         attrs = draw(region_attributes)
-        chosen = draw(chosen_ids)
-        selected = {pid: draw(relevances) for pid in chosen if applies_when_matches(pid, attrs)}
-        turns.append((selected, attrs))
+        found = {pid: draw(relevances) for pid in draw(chosen_ids)}
+        turns.append((found, attrs))
     return turns
 
 
@@ -317,18 +318,22 @@ def test_hold_and_release_follows_model(
     rules = ConversationRules(release_after_unselected_turns=release_after)
     state: ConversationState | None = None
     model: dict[str, int] = {}  # active policy id -> turn it was last selected
+    applicability = AppliesWhenModel()
     turn_index = prior_turns
     now = START_TIME
 
-    for selected, attrs in turns:
+    for found, attrs in turns:
         turn_index += 1
         now += 1.5
+        applicability.record(attrs)
+        # The selection filtered by appliesWhen, as the facade does with the stored verdicts.
+        selected = {pid: score for pid, score in found.items() if applicability.applies(pid)}
         expected: dict[str, int] = {}
         released: set[str] = set()
         for pid, last in model.items():
             if pid in selected:
                 expected[pid] = turn_index
-            elif applies_when_matches(pid, attrs) and turn_index - last < release_after:
+            elif applicability.applies(pid) and turn_index - last < release_after:
                 expected[pid] = last
             else:
                 released.add(pid)

@@ -86,6 +86,9 @@ TOOL_POLICIES: list[dict[str, Any]] = [
         enforcement="fix",
         tags=["credit-card", "card", "payment"],
         detect=[{"pii": "credit_card", "replacement": "[card]"}],
+        # Guards the session rule of whenActive; the default (always) is in
+        # tests/core/test_tool_call_detect_scope.py.
+        detectInToolCalls="whenActive",
     ),
     policy(
         "phones",
@@ -361,8 +364,9 @@ CARD_ARGUMENTS = {
 }
 
 
-def test_unknown_session_applies_only_always_on_detect_rules(gov: govcore.Governance) -> None:
-    """For an unknown session only `alwaysOn` policies' detect rules check the arguments."""
+def test_unknown_session_skips_when_active_detect_rules(gov: govcore.Governance) -> None:
+    """For an unknown session a `whenActive` policy's detect rules do not check the arguments;
+    `alwaysOn` policies' do."""
     decision = _call(gov, "chat.reply", CARD_ARGUMENTS, session="never-seen")
     assert _found(decision) == [("emails", "x@y.org"), ("phones", "+44 20 7946 0958")]
     # phone: fix at 0.9 x 0.7 = 0.63 (< 0.7); email: warning -> allowed, reported for audit
@@ -374,7 +378,7 @@ def test_unknown_session_applies_only_always_on_detect_rules(gov: govcore.Govern
 
 
 def test_active_session_adds_its_policies_detect_rules(gov: govcore.Governance) -> None:
-    """A session whose turn made a policy active also gets that policy's detect rules."""
+    """A session whose turn made a `whenActive` policy active also gets its detect rules."""
     client = gov.client(TOOL_KEY)
     turn = client.record_turn(
         {
