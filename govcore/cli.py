@@ -33,11 +33,11 @@ from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError
 from govcore.governance import Governance
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
-from govcore.service.coverage import PolicyReport, TenantCoverage, configuration_coverage
 from govcore.stream_guard import StreamGuard
 
 if TYPE_CHECKING:
     from govcore.server.app import GovernanceApp
+    from govcore.service.coverage import PolicyReport, TenantCoverage
 
 __all__ = ["main"]
 
@@ -274,6 +274,9 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _coverage(
     config: str, min_recall: float | None, as_json: bool, out: TextIO, err: TextIO
 ) -> int:
+    # Imported here: its counting needs NumPy, which the other commands never load.
+    from govcore.service.coverage import configuration_coverage
+
     try:
         with shared_lookup():  # the loader's lookups and the retriever's share one read
             reports = configuration_coverage(load_config(config))
