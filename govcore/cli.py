@@ -1,5 +1,5 @@
-"""The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``, ``demo``,
-``serve --config CONFIG`` and ``--version``.
+"""The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``,
+``coverage CONFIG``, ``demo``, ``serve --config CONFIG`` and ``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from govcore._version import __version__
+from govcore.backends import shared_lookup
 from govcore.config import load_config
 from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError
@@ -36,6 +37,7 @@ from govcore.stream_guard import StreamGuard
 
 if TYPE_CHECKING:
     from govcore.server.app import GovernanceApp
+    from govcore.service.coverage import PolicyReport, TenantCoverage
 
 __all__ = ["main"]
 
@@ -76,6 +78,19 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("--area", action="append", help="a policy area id to restrict to")
     explain.add_argument("--all", action="store_true", help="list every policy, not the best 10")
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    coverage = commands.add_parser(
+        "coverage", help="measure how well each policy's examples select it (cross-validated)"
+    )
+    coverage.add_argument("config", help="path of a YAML or JSON configuration file")
+    coverage.add_argument(
+        "--json", action="store_true", help="print the report as one JSON document"
+    )
+    coverage.add_argument(
+        "--min-recall",
+        type=_share,
+        metavar="X",
+        help="exit status 1 when a policy with examples has a recall below X (0 to 1)",
+    )
     demo = commands.add_parser("demo", help="run the scripted example conversation")
     demo.add_argument("--config", help="configuration to use (default: the bundled example)")
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
@@ -96,6 +111,8 @@ def _run(args: argparse.Namespace) -> int:
         return _validate(args.config, sys.stdout, sys.stderr)
     if args.command == "explain":
         return _explain(args, sys.stdout, sys.stderr)
+    if args.command == "coverage":
+        return _coverage(args.config, args.min_recall, args.json, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
 
 
@@ -112,6 +129,16 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text}")
     return value
 
 
@@ -242,6 +269,133 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if hidden:
         print(f"\n({hidden} more policies score lower; --all lists them)", file=out)
     return 0
+
+
+def _coverage(
+    config: str, min_recall: float | None, as_json: bool, out: TextIO, err: TextIO
+) -> int:
+    # Imported here: its counting needs NumPy, which the other commands never load.
+    from govcore.service.coverage import configuration_coverage
+
+    try:
+        with shared_lookup():  # the loader's lookups and the retriever's share one read
+            reports = configuration_coverage(load_config(config))
+    except ConfigError as exc:
+        # 2, not 1 as `validate` says it: 1 is this command's answer "recall too low", which a
+        # CI job must be able to tell from a broken configuration.
+        noun = "problem" if len(exc.problems) == 1 else "problems"
+        print(f"{config}: {len(exc.problems)} {noun}", file=err)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=err)
+        return 2
+    below = [
+        (report.tenant, policy)
+        for report in reports
+        for policy in (report.below(min_recall) if min_recall is not None else ())
+    ]
+    if as_json:
+        document = {
+            "config": config,
+            "min_recall": min_recall,
+            "below_min_recall": [
+                {"tenant": tenant, "policy_id": policy.policy_id, "recall": policy.recall}
+                for tenant, policy in below
+            ],
+            "tenants": [dataclasses.asdict(report) for report in reports],
+        }
+        json.dump(document, out, indent=2)
+        print(file=out)
+    else:
+        for number, report in enumerate(reports):
+            if number:
+                print(file=out)
+            _print_coverage(report, out)
+        if min_recall is not None:
+            _print_min_recall(min_recall, below, out)
+    return 1 if below else 0
+
+
+def _share_text(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _print_coverage(report: TenantCoverage, out: TextIO) -> None:
+    """One tenant's coverage as a table, then what an author should look at."""
+    measured = sum(1 for p in report.policies if p.recall is not None)
+    print(
+        f"tenant {report.tenant} (retriever {report.retriever}, {report.folds} folds): "
+        f"{_count(report.examples, 'example')} of {_count(measured, 'policy', 'policies')}, "
+        f"each held out",
+        file=out,
+    )
+    width = max(len("policy"), *(len(p.policy_id) for p in report.policies)) + 2
+    print(f"\n{'policy':<{width}}{'examples':>8}{'recall':>8}{'precision':>11}", file=out)
+    for policy in report.policies:
+        figures = (
+            f"{'always on':>19}"
+            if policy.always_on
+            else f"{_share_text(policy.recall):>8}{_share_text(policy.precision):>11}"
+        )
+        print(f"{policy.policy_id:<{width}}{policy.examples:>8}{figures}", file=out)
+    strays = [p for p in report.policies if p.misses or p.selects_others]
+    if strays:
+        print("\nexamples that miss their policy or select another (held out):", file=out)
+        for policy in strays:
+            print(f"  {policy.policy_id}", file=out)
+            for line in _example_lines(policy):
+                print(f"    {line}", file=out)
+    if report.confused_pairs:
+        print(
+            "\nhard to tell apart (A / B: examples of A that select B / of B that select A):",
+            file=out,
+        )
+        for pair in report.confused_pairs:
+            print(
+                f"  {pair.first} / {pair.second}: "
+                f"{pair.first_selects_second} / {pair.second_selects_first}",
+                file=out,
+            )
+    if report.without_examples:
+        print(
+            f"\nwithout examples (recall -; not measured): {', '.join(report.without_examples)}",
+            file=out,
+        )
+    if report.always_on:
+        print(
+            f"\nalways on (selected by every message; not measured): {', '.join(report.always_on)}",
+            file=out,
+        )
+    print(
+        f"\ntotal: {_count(report.examples, 'example')}, recall {_share_text(report.recall)}, "
+        f"precision {_share_text(report.precision)}, {report.selected_nothing} selected nothing",
+        file=out,
+    )
+
+
+def _example_lines(policy: PolicyReport) -> Iterator[str]:
+    """``misses 'text' -> what it selects`` for each example that misses its policy, and
+    ``also   'text' -> ...`` for one that selects another policy besides its own."""
+    missed = {miss.example for miss in policy.misses}
+    shown = dict.fromkeys([*policy.misses, *policy.selects_others])
+    for outcome in sorted(shown, key=lambda o: o.example not in missed):
+        kind = "misses" if outcome.example in missed else "also  "
+        print_selected = ", ".join(outcome.selected) or "nothing"
+        yield f"{kind} {outcome.example!r} -> {print_selected}"
+
+
+def _print_min_recall(
+    min_recall: float, below: list[tuple[str, PolicyReport]], out: TextIO
+) -> None:
+    if not below:
+        print(f"\n--min-recall {min_recall:g}: every policy with examples reaches it", file=out)
+        return
+    print(
+        f"\n--min-recall {min_recall:g}: {_count(len(below), 'policy', 'policies')} below it "
+        f"(policies without examples do not count)",
+        file=out,
+    )
+    for tenant, policy in below:
+        print(f"  {tenant}/{policy.policy_id}: recall {_share_text(policy.recall)}", file=out)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,9 @@ Three configurations serve different groups of tests, and their keys have distin
   tool-call checks (``CHECKS_KEY``, ...);
 - :func:`lifecycle_config`: nine policies across three areas (one ``alwaysOn``, one with
   ``appliesWhen``), for the conversation state machine and its properties (``LIFECYCLE_*``,
-  ``SHORT_TTL_KEY``, ``GLOBEX_KEY``).
+  ``SHORT_TTL_KEY``, ``GLOBEX_KEY``);
+- :func:`gym_config`: a gym's policies with five examples each (two of them overlapping, one
+  with ``appliesWhen``), one without examples and one ``alwaysOn``, for ``govcore coverage``.
 """
 
 from __future__ import annotations
@@ -648,3 +650,87 @@ def decision(number: int) -> govcore.Decision:
         f"d{number}", "t", "acme", "key1", "check-tool-call", "s", ("p",), "allow", 0, 0.0, 1.0,
         1_800_000_000.0 + number,
     )  # fmt: skip
+
+
+# --- a gym, for `govcore coverage` -------------------------------------------------------------
+
+# The last example of membership-freeze speaks only of cancelling a contract with notice: the
+# words of membership-cancellation, none of membership-freeze's own (freeze, frozen, pause).
+FREEZE_EXAMPLE_OF_CANCELLING = "I want to end my membership contract and cancel with notice"
+
+
+def gym_config() -> dict[str, Any]:
+    """A gym's configuration: ``locker-theft`` (its examples all speak of lockers and theft,
+    as its title does), ``personal-training`` (``appliesWhen`` a premium plan),
+    ``membership-freeze`` and ``membership-cancellation`` (overlapping: one example of the
+    first is about cancelling), ``pool-hours`` (no examples) and ``no-medical-advice``
+    (``alwaysOn``). Default settings: the ``tfidf`` retriever, top-K 6."""
+    gym = [
+        policy(
+            "locker-theft",
+            title="Items stolen from lockers",
+            summary="Report a theft from a changing-room locker to the front desk; the gym is "
+            "not liable for valuables left in a locker.",
+            examples=[
+                "my wallet was stolen from my locker",
+                "someone broke into my locker and took my phone",
+                "my locker was broken and my keys are gone",
+                "things were stolen out of the locker while I swam",
+                "is the gym liable when a locker gets robbed",
+            ],
+        ),
+        policy(
+            "personal-training",
+            title="Personal training sessions",
+            summary="Premium members book personal training with a coach; sessions are "
+            "cancelled free up to 24 hours before.",
+            appliesWhen={"plan": ["premium", "elite"]},
+            examples=[
+                "can I book a personal training session with a coach",
+                "I want a coach for personal training twice a week",
+                "how do I reschedule my personal training session",
+                "which coach does personal training on Mondays",
+                "is personal training with a coach included for me",
+            ],
+        ),
+        policy(
+            "membership-freeze",
+            title="Freezing a membership",
+            summary="A membership can be frozen (paused) for one to three months for an "
+            "injury, illness or travel; fees stop while it is frozen.",
+            examples=[
+                "can I freeze my membership while my knee injury heals",
+                "I'm travelling for two months, can the membership be frozen",
+                "pause my membership, I'm ill",
+                "how long can a membership stay frozen",
+                FREEZE_EXAMPLE_OF_CANCELLING,
+            ],
+        ),
+        policy(
+            "membership-cancellation",
+            title="Cancelling a membership contract",
+            summary="A membership contract is cancelled in writing with one month's notice; "
+            "the minimum term still applies.",
+            examples=[
+                "how do I cancel my contract",
+                "I want to cancel, what notice do I give",
+                "can I cancel before the minimum term ends",
+                "cancel my contract in writing",
+                "what notice period applies when I cancel",
+            ],
+        ),
+        policy(
+            "pool-hours",
+            title="Swimming pool opening hours",
+            summary="The pool opens at 6:00 and closes at 21:00; lanes are reserved for "
+            "lessons on weekend mornings.",
+        ),
+        policy(
+            "no-medical-advice",
+            title="No medical advice",
+            summary="The assistant gives no medical advice and refers members to a doctor.",
+            alwaysOn=True,
+            examples=["is this rash from the sauna", "should I train with a fever"],
+        ),
+    ]
+    return {"tenants": {"ironworks": {"policies": gym}}, "keys": []}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -14,10 +15,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 import govcore
 from govcore import cli
 from govcore.cli import _copy_tree, _parser, main
+from tests.support import FREEZE_EXAMPLE_OF_CANCELLING, gym_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -197,11 +200,12 @@ def _govcore(*arguments: str) -> subprocess.Popen[bytes]:
             {1},
         ),
         (["validate", str(DEMO_CONFIG)], {1}),
+        (["coverage", str(DEMO_CONFIG)], {1}),
         # argparse prints these itself and ignores an OSError as it writes: 0 or 1.
         (["--help"], {0, 1}),
         (["--version"], {0, 1}),
     ],
-    ids=["demo", "explain", "explain-json", "validate", "help", "version"],
+    ids=["demo", "explain", "explain-json", "validate", "coverage", "help", "version"],
 )
 def test_a_reader_gone_before_any_output_ends_the_command_quietly(
     arguments: list[str], statuses: set[int]
@@ -242,7 +246,7 @@ def test_every_command_is_listed_where_the_docs_list_the_commands() -> None:
     """Each command of the parser is named in docs/architecture.md's line for cli.py, in the
     README as `govcore COMMAND`, and in the cli module's own summary."""
     commands = _commands()
-    assert {"validate", "explain", "demo", "serve"} <= set(commands)
+    assert {"validate", "explain", "coverage", "demo", "serve"} <= set(commands)
     architecture = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     (listed,) = re.findall(r"cli\.py +govcore ([^\n]*)", architecture)
     listed_names = {name.strip() for name in listed.split(",")}
@@ -252,3 +256,106 @@ def test_every_command_is_listed_where_the_docs_list_the_commands() -> None:
         assert f"govcore {command}" in readme, f"README.md does not mention govcore {command}"
         assert f"``{command}" in (cli.__doc__ or ""), f"govcore.cli's docstring lacks {command!r}"
     assert "--version" in listed_names
+
+
+# --- govcore coverage ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gym_file(tmp_path: Path) -> Path:
+    path = tmp_path / "gym.yaml"
+    path.write_text(yaml.safe_dump(gym_config()), encoding="utf-8")
+    return path
+
+
+def test_coverage_prints_a_table_per_tenant(
+    gym_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`govcore coverage CONFIG` lists every policy with its examples, recall and precision,
+    the examples that miss, the pairs hard to tell apart, the policies without examples and
+    the alwaysOn ones, and exits 0 without --min-recall."""
+    assert main(["coverage", str(gym_file)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line[:1].isalpha()}
+    assert rows["locker-theft"] == ["5", "1.00", "1.00"]
+    assert rows["membership-freeze"][:2] == ["5", "0.80"]
+    assert rows["pool-hours"][:2] == ["0", "-"]
+    assert rows["no-medical-advice"] == ["2", "always", "on"]
+    assert f"misses {FREEZE_EXAMPLE_OF_CANCELLING!r} -> membership-cancellation" in out
+    assert "membership-freeze / membership-cancellation: 1 / " in out
+    assert "without examples (recall -; not measured): pool-hours" in out
+    assert "always on (selected by every message; not measured): no-medical-advice" in out
+    assert "total: 20 examples, recall 0.95" in out
+
+
+def test_coverage_min_recall_fails_only_on_measured_policies(
+    gym_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--min-recall exits 1 when a policy with examples is below it, naming it; 0 otherwise,
+    though pool-hours (no examples) has no recall at all."""
+    assert main(["coverage", str(gym_file), "--min-recall", "1.0"]) == 1
+    out = capsys.readouterr().out
+    assert "--min-recall 1: 1 policy below it" in out
+    assert "ironworks/membership-freeze: recall 0.80" in out
+    assert main(["coverage", str(gym_file), "--min-recall", "0.8"]) == 0
+    assert main(["coverage", str(gym_file), "--min-recall", "0.0"]) == 0
+    assert "every policy with examples reaches it" in capsys.readouterr().out
+
+
+def test_coverage_json_is_one_document_of_the_documented_shape(
+    gym_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json prints one JSON document with the keys docs/retrieval.md lists, and the same
+    exit status as the table."""
+    assert main(["coverage", str(gym_file), "--json", "--min-recall", "0.9"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {"config", "min_recall", "below_min_recall", "tenants"}
+    assert document["min_recall"] == 0.9
+    assert document["below_min_recall"] == [
+        {"tenant": "ironworks", "policy_id": "membership-freeze", "recall": 0.8}
+    ]
+    (tenant,) = document["tenants"]
+    assert set(tenant) == {
+        "tenant", "retriever", "folds", "policies", "confused_pairs", "without_examples",
+        "always_on", "examples", "recall", "precision", "selected_nothing",
+    }  # fmt: skip
+    policies = {p["policy_id"]: p for p in tenant["policies"]}
+    assert set(policies["membership-freeze"]) == {
+        "policy_id", "examples", "always_on", "recall", "precision", "misses",
+        "selects_others", "confused_with",
+    }  # fmt: skip
+    assert policies["membership-freeze"]["misses"] == [
+        {"example": FREEZE_EXAMPLE_OF_CANCELLING, "selected": ["membership-cancellation"]}
+    ]
+    assert policies["pool-hours"]["recall"] is None
+    assert set(tenant["confused_pairs"][0]) == {
+        "first", "second", "first_selects_second", "second_selects_first",
+    }  # fmt: skip
+    assert tenant["without_examples"] == ["pool-hours"]
+    documented = (ROOT / "docs" / "retrieval.md").read_text(encoding="utf-8")
+    for key in (*document, *tenant, *policies["membership-freeze"], *tenant["confused_pairs"][0]):
+        assert f"`{key}`" in documented, f"docs/retrieval.md does not document {key!r}"
+
+
+def test_coverage_of_a_bad_configuration_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A configuration error is exit status 2 (1 means a recall below --min-recall), with
+    every problem on stderr."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"tenants": {"a": {"policies": [{"id": "x"}]}}}))
+    assert main(["coverage", str(bad), "--min-recall", "0.5"]) == 2
+    captured = capsys.readouterr()
+    assert "problems" in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize("value", ["1.5", "-0.1", "nan", "most"])
+def test_coverage_refuses_a_min_recall_outside_0_to_1(
+    gym_file: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--min-recall takes a share from 0 to 1; anything else is a usage error (status 2)."""
+    with pytest.raises(SystemExit) as exited:
+        main(["coverage", str(gym_file), "--min-recall", value])
+    assert exited.value.code == 2
+    assert "--min-recall: expected a number from 0 to 1" in capsys.readouterr().err

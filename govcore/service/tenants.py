@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from govcore.core.gating import CompiledToolRule, DetectScope, compile_tool_rules
 from govcore.core.selection import retrieval_depth, select_policies
 from govcore.detection.scanner import Scanner, compile_rules
 from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, GovcoreError
-from govcore.policy import PolicySet
+from govcore.policy import PolicyDocument, PolicySet
 from govcore.service.wire import PolicyViews, policy_views
 from govcore.types import RetrievalIndex, Retriever
 
-__all__ = ["CompiledTenant", "ExampleMiss", "compile_tenants", "examples_that_miss"]
+__all__ = [
+    "CompiledTenant",
+    "ExampleMiss",
+    "compile_tenants",
+    "examples_that_miss",
+    "satisfying_attributes",
+]
 
 # RE2 builds its automata lazily: a first scan at compile time keeps that off a caller's time.
 _WARM_UP_TEXT = (
@@ -114,13 +121,19 @@ def examples_that_miss(tenant: CompiledTenant, top_k: int) -> list[ExampleMiss]:
     policy_set = tenant.policy_set
     misses = []
     for policy in policy_set.policies:
-        attributes = {
-            name: value[0] if isinstance(value, list) and value else value
-            for name, value in (policy.applies_when or {}).items()
-        }
+        attributes = satisfying_attributes(policy)
         for example in policy.examples:
             hits = tenant.index.search(example, top_k=retrieval_depth(top_k))
             selected = select_policies(hits, policy_set, attributes, top_k)
             if policy.id not in selected:
                 misses.append(ExampleMiss(policy_set.tenant, policy.id, example, tuple(selected)))
     return misses
+
+
+def satisfying_attributes(policy: PolicyDocument) -> dict[str, Any]:
+    """End-user attributes that satisfy the policy's ``appliesWhen``: the first listed value
+    of each entry. Its examples are sent as messages of such an end user."""
+    return {
+        name: value[0] if isinstance(value, list) and value else value
+        for name, value in (policy.applies_when or {}).items()
+    }
