@@ -364,8 +364,7 @@ def load_mode(name: str, plain: Mapping[str, Domain], root: Path) -> Mode:
         for d, domain in plain.items():
             path = examples_path(d, root)
             if not path.is_file():
-                sources[d] = f"missing ({path}): runs without examples"
-                print(f"- WARNING: no examples file for {d} ({path}): {d} runs without examples")
+                sources[d] = f"WARNING: no examples file {path}: {d} runs without examples"
                 continue
             extra = read_examples(path, domain)
             domains[d] = with_examples(domain, extra)
@@ -641,10 +640,17 @@ class Scored:
     turns_alone: list[list[Ranked]] = field(default_factory=list)  # baselines: no context
     own_items: list[list[str]] | None = None
     own_turns: list[list[list[str]]] | None = None
+    swept: npt.NDArray[np.int64] | None = None  # a calibrated index's stats, swept
 
     @property
     def calibrated(self) -> bool:
         return self.own_items is not None
+
+    def stats_for(self, swept: bool) -> npt.NDArray[np.int64]:
+        """The grid's counts; ``swept``: a calibrated index's too as though it were swept."""
+        if swept and self.swept is not None:
+            return self.swept
+        return self.stats
 
     def item_selection(self, row: int, setting: Setting, domain: Domain, item: Item) -> list[str]:
         if self.own_items is not None:
@@ -673,9 +679,8 @@ def score_domain(
     scorer, index = system.build(options, domain.policies)
     sent = min(context_turns, RECENT_TURNS)
     conversations = [[t.text for t in conv.turns] for conv in domain.conversations]
-    grid = system.grid
-    stats = np.zeros((len(items), len(grid), 3), dtype=np.int64)
     if is_calibrated(index):
+        stats = np.zeros((len(items), len(system.grid), 3), dtype=np.int64)
         own_items = [
             own_selection(index, i.text, i.context[-RECENT_TURNS:], domain, i.attributes)
             for i in items
@@ -707,11 +712,29 @@ def score_domain(
         if system.shipped
         else [[Ranked.of(scorer(t, ())) for t in texts] for texts in conversations]
     )
+    return Scored(ranked, turns, grid_stats(system, ranked, items, domain), alone)
+
+
+def grid_stats(
+    system: System, ranked: Sequence[Ranked], items: Sequence[Item], domain: Domain
+) -> npt.NDArray[np.int64]:
+    """items x grid x (tp, fp, fn) of the emulated selection at every threshold pair."""
+    grid = system.grid
     mins = np.array([m for m, _ in grid])
     rels = np.array([r for _, r in grid])
+    stats = np.zeros((len(items), len(grid), 3), dtype=np.int64)
     for row, (item, r) in enumerate(zip(items, ranked, strict=True)):
         stats[row] = item_table(r, item, domain)[r.candidates(mins, rels)]
-    return Scored(ranked, turns, stats, alone)
+    return stats
+
+
+def swept_stats(
+    system: System, options: Mapping[str, Any], domain: Domain
+) -> npt.NDArray[np.int64]:
+    """A calibrated index's items as though it were swept (its scores, the grid's floors)."""
+    scorer, _ = system.build(options, domain.policies)
+    ranked = [Ranked.of(scorer(i.text, i.context[-RECENT_TURNS:])) for i in domain.items]
+    return grid_stats(system, ranked, domain.items, domain)
 
 
 # --- metrics ---------------------------------------------------------------------------------
@@ -981,17 +1004,23 @@ class SystemRun:
         return f"own thresholds on {calibrated} of {len(self.scored)} indexes, swept on the rest"
 
 
-def choose(run: SystemRun, domains: Sequence[str]) -> tuple[Setting, float]:
-    """The setting with the best pooled micro-F1 over ``domains`` (first in grid order).
+def choose(
+    run: SystemRun, domains: Sequence[str], held: str | None = None
+) -> tuple[Setting, float]:
+    """The setting with the best pooled micro-F1 over ``domains`` (first in grid order), for
+    use on the ``held`` domain.
 
     A calibrated index's counts are the same at every grid point, so over calibrated indexes
-    this chooses only among the option settings."""
+    this chooses only among the option settings. For an uncalibrated ``held`` index the
+    thresholds are chosen on every training domain's scores, swept (``Scored.swept``)."""
     system = run.system
+
+    def counts(o: int, d: str) -> npt.NDArray[np.int64]:
+        swept = held is not None and not run.scored[(o, held)].calibrated
+        return run.scored[(o, d)].stats_for(swept)
+
     totals = np.stack(
-        [
-            sum(run.scored[(o, d)].stats.sum(axis=0) for d in domains)
-            for o in range(len(system.options))
-        ]
+        [sum(counts(o, d).sum(axis=0) for d in domains) for o in range(len(system.options))]
     )  # options x grid x 3
     f1 = f1_of(totals)
     best = int(np.argmax(f1))  # first maximum in (option, min, relative) order
@@ -1032,9 +1061,15 @@ def evaluate_system(
             run.scored[(o, name)] = score_domain(
                 system, options, domain, domain.items, context_turns
             )
+    for o, options in enumerate(system.options):
+        indexes = [run.scored[(o, d)] for d in domains]
+        if len({s.calibrated for s in indexes}) > 1:  # some domains calibrated, some not
+            for d, scored in zip(domains, indexes, strict=True):
+                if scored.calibrated:
+                    scored.swept = swept_stats(system, options, domains[d])
     names = list(domains)
     for held in names:
-        setting, train_f1 = choose(run, [d for d in names if d != held])
+        setting, train_f1 = choose(run, [d for d in names if d != held], held)
         domain = domains[held]
         outcomes = outcomes_at(run, setting, domain, held)
         run.heldout += outcomes
@@ -1567,7 +1602,7 @@ def print_fit(
         pooled_summary = summarise(
             [o for d in names for o in outcomes_at(run, setting, domains[d], d)], None
         )
-        blind_setting, blind_f1 = choose(run, list(BLIND_DOMAINS))
+        blind_setting, blind_f1 = choose(run, list(BLIND_DOMAINS), NORTHWIND)
         northwind = summarise(outcomes_at(run, blind_setting, domains[NORTHWIND], NORTHWIND), None)
         own = run.own_thresholds(setting, names)
         blind_own = run.own_thresholds(blind_setting, [NORTHWIND])
