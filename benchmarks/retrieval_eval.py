@@ -1,6 +1,8 @@
 """Policy selection, evaluated leave-one-domain-out (LODO) against plain baselines.
 
-    python benchmarks/retrieval_eval.py [--fit] [--systems tfidf,bm25] [--misses tfidf]
+    python benchmarks/retrieval_eval.py [--examples {without,with,both}] [--fit]
+                                        [--systems tfidf,bm25] [--misses tfidf]
+                                        [--context-turns N] [--examples-from DIR]
                                         [--json results.json]
 
 **What it measures.** For each labelled message, which of an organisation's written policies
@@ -11,9 +13,20 @@ an airline; see the README there). Figures are micro precision, recall and F1 ov
 policy) pairs, per kind of item (lexical, paraphrase, multi, none, distractor, context), the
 off-topic rate (``none`` items that select anything), the distractor wrong rate
 (``distractor`` items that select a policy not labelled) and, for the four domains that have
-conversations, the mean per-turn Jaccard of the active policies against ``expected_active``.
+conversations, the mean per-turn Jaccard of the active policies against ``expected_active``
+and the onsets' figures (below).
 ``alwaysOn`` policies are never labelled and are left out of selected and expected sets alike;
 an ``appliesWhen`` policy counts only when the item's attributes match it.
+
+**With and without examples** (``--examples``, default ``both``). ``with`` appends each
+policy's blind-written example messages to its ``examples`` before indexing, for every system
+(the baselines index ``examples`` as text, govcore's retrievers as their own evidence). They
+are read from ``benchmarks/data/eval/<domain>/examples.yaml`` and
+``benchmarks/data/eval/northwind-examples.yaml`` (``--examples-from DIR``: the same layout
+elsewhere), each a mapping of policy id to messages, written by authors who saw the policies
+and never the labelled turns. A domain whose file is missing runs without examples, with a
+WARNING line in the header. ``both`` runs everything twice, prints each mode's tables, then
+one table of every system's headline figures side by side (without → with).
 
 **Systems, side by side.** ``tfidf-plain``: scikit-learn's ``TfidfVectorizer`` (English stop
 words, sublinear TF) over each policy's title, summary, tags, text and examples, cosine
@@ -32,6 +45,12 @@ grid for every system, on scores computed once per index (``index.explain`` when
 it, else ``index.scores``); for govcore retrievers the run checks that this emulation selects
 what ``index.search`` selects at the retriever's defaults and prints whether it does.
 Retriever options in ``EXTRA_OPTIONS`` (top of the file) are swept too, one index per value.
+**A calibrated index** (one whose ``calibration`` attribute is not None: it chose its
+thresholds per tenant, from the tenant's examples) is not swept: it selects with its own
+``index.search`` and floor, its counts are the same at every grid point, so only its
+``EXTRA_OPTIONS`` are chosen leave-one-domain-out; when the held-out domain's index is not
+calibrated, its thresholds are chosen on the training domains' scores swept as before. The
+tables say which: "own thresholds" or "swept".
 BM25 scores are unbounded and scale with the query's length: its relative threshold is the
 fraction of the query's best score (the same as dividing each query's scores by its best), and
 its absolute threshold is a grid of raw BM25 scores (``BM25_MIN_SCORES``), so that it can
@@ -47,11 +66,19 @@ they may have been chosen on some of these data, so they are not a held-out figu
 
 **Conversations.** govcore retrievers run each conversation through the public API:
 ``Governance.from_config`` with one tenant holding the domain's policies, the retriever built
-with the fold's setting, and ``client.record_turn`` per turn, with the conversation's earlier
-turns as ``recentContext`` (govcore uses the last ``recent_context_turns``) and its attributes
-as ``endUserContext``. Baselines are emulated (marked ``*``): a policy is active when it was
+with the fold's setting, and ``client.record_turn`` per turn, with the conversation's previous
+``--context-turns`` turns (default 2, the protocol of the held-out measurements the issue's
+targets were set on; govcore reads at most ``recent_context_turns``) as ``recentContext`` and
+its attributes as ``endUserContext``; and once more without ``recentContext``. Baselines are
+emulated (marked ``*``; context appended to the query, or not): a policy is active when it was
 selected at one of the last ``release_after_unselected_turns`` turns, govcore's hold rule. The
-same emulation is run for govcore retrievers and compared with the API.
+same emulation is run for govcore retrievers and compared with the API. Besides the per-turn
+Jaccard: an *onset* is a policy that becomes expected at a turn (in ``expected_active`` there
+and not at the turn before; at the first turn, all of them); *on time* is the fraction active
+after that very turn, *mean lag* the turns until active (over those that became active while
+still expected), *never* the fraction not active at any turn before they stop being expected.
+Before the onsets were added the harness sent all earlier turns, of which govcore read 3:
+``--context-turns 3`` reproduces those figures exactly.
 
 **Mixed tenant.** The four blind domains' policies merged into one policy set (ids prefixed
 with the domain when they collide), every item and conversation scored against it, each with
@@ -60,11 +87,17 @@ in one index.
 
 Options: ``--fit`` also prints the setting chosen on all five domains pooled (what a shipped
 default could be, in-sample) and the setting chosen on the four blind domains scored on
-Northwind. ``--misses SYSTEM`` lists the held-out items that system got wrong. ``--json PATH``
-writes every figure. bm25s is a benchmark-only dependency: ``pip install -e ".[bench]"``.
-The baselines and the TF-IDF retriever take a few seconds in all; a semantic retriever scores
-every item and conversation turn once per option setting, and again for its shipped defaults,
-the runs through ``record_turn`` and the mixed tenant.
+Northwind. ``--misses SYSTEM`` lists the held-out items that system got wrong (per mode).
+``--json PATH`` writes every figure: ``modes.<without|with>.systems`` per mode, and
+``systems`` the first mode's (where a run of one mode had it). bm25s is a benchmark-only
+dependency: ``pip install -e ".[bench]"``.
+
+**Runtime** (two shared CPU cores): the baselines and the TF-IDF retriever take about 10 s
+per mode (``both``: about 30 s with the record_turn runs with and without context). The
+hybrid retriever is the slow one: it scores every item and conversation turn once per option
+setting (9), again for its shipped defaults, the runs through ``record_turn`` and the mixed
+tenant: about 7.5 minutes for ``--examples without`` and HYBRID_BOTH for ``both`` (the
+examples' embeddings are computed once, then cached).
 """
 
 from __future__ import annotations
