@@ -1570,7 +1570,7 @@ def side_value(s: Mapping[str, Any] | None, key: str) -> float | None:
         return s["per_kind"].get("paraphrase", {}).get("recall")  # type: ignore[no-any-return]
     if key == "on_time_no_context":
         alone = s["without_context"]
-        return None if alone is None else alone["on_time_rate"]  # type: ignore[no-any-return]
+        return None if alone is None else alone["on_time_rate"]
     return s[key]  # type: ignore[no-any-return]
 
 
