@@ -96,8 +96,8 @@ dependency: ``pip install -e ".[bench]"``.
 per mode (``both``: about 30 s with the record_turn runs with and without context). The
 hybrid retriever is the slow one: it scores every item and conversation turn once per option
 setting (9), again for its shipped defaults, the runs through ``record_turn`` and the mixed
-tenant: about 7.5 minutes for ``--examples without`` and HYBRID_BOTH for ``both`` (the
-examples' embeddings are computed once, then cached).
+tenant: about 5 minutes per mode in a quiet phase (``--examples without``: 295 s), so about
+10 for ``both``; 26 minutes for ``both`` when other jobs kept the load average near 8.
 """
 
 from __future__ import annotations
