@@ -107,7 +107,8 @@ class BertNumpyEmbedder:
 
     Thread-safe: the weights are only read, and the tokenizer, which the ``tokenizers``
     library does not let two threads use at once, is behind a lock held only while tokenising.
-    Concurrent calls run side by side, each on the thread that made it.
+    Concurrent calls run side by side, each on the thread that made it; one call runs on one
+    core.
 
     OpenBLAS, which NumPy's wheels bring, runs a product on one thread per core by default,
     and its threads wait for each other whenever another thread or process keeps a core busy,
