@@ -4,9 +4,9 @@ The semantic retriever needs one small encoder (all-MiniLM-L6-v2: 6 layers, 22.7
 parameters). Running it needs none of PyTorch: the weights are read from the folder's
 ``model.safetensors`` with ``safetensors``, texts are tokenised with ``tokenizers`` from its
 ``tokenizer.json``, and the rest is a dozen matrix products a layer in float32. The vectors
-equal sentence-transformers' within 1e-6 (``tests/backends/test_bert_numpy.py`` checks them
-against vectors sentence-transformers computed); the install is tens of megabytes instead of
-about a gigabyte (``docs/decisions/semantic-retrieval.md``).
+equal sentence-transformers' within 3e-7 on 40 varied texts (``tests/backends/test_bert_numpy.py``
+checks them, to 1e-5, against vectors sentence-transformers computed); the libraries take tens
+of megabytes instead of about a gigabyte (``docs/decisions/semantic-retrieval.md``).
 
 The engine runs exactly one kind of model, and refuses any other with the reason (see
 :func:`unsupported_reason`): a BERT encoder (``BertModel``, absolute positions, exact GELU),
@@ -15,8 +15,8 @@ followed by mean pooling (and L2 normalisation, which every embedder applies). A
 than the model's authors meant, so :func:`~govcore.backends.sentence_embedding.shared_embedder`
 leaves such a folder to sentence-transformers.
 
-``safetensors``, ``tokenizers`` and SciPy are imported when the first embedder is built, never
-with ``govcore``.
+``safetensors``, ``tokenizers``, ``threadpoolctl`` and SciPy are imported when the first
+embedder is built, never with ``govcore``.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class BertNumpyEmbedder:
     OpenBLAS, which NumPy's wheels bring, runs a product on one thread per core by default,
     and its threads wait for each other whenever another thread or process keeps a core busy,
     the ordinary state of a server. Measured on two cores shared with other work (load
-    average 7 to 8): a 14-token message took 72 ms at the median and 329 ms at p95 on two
+    average 5 to 8): a 14-token message took 72 ms at the median and 329 ms at p95 on two
     BLAS threads, 14 and 19 ms on one; 300 texts of an index 59 to 94 s on two, 7 to 9 s on
     one. So the engine sets BLAS to ``blas_threads`` (one) when it is built. That setting
     belongs to the whole process (OpenBLAS has one), and is not put back after each call:
@@ -147,7 +147,7 @@ class BertNumpyEmbedder:
                 [
                     ConfigProblem(
                         "settings.retriever",
-                        f"the semantic retriever needs safetensors and tokenizers "
+                        f"the semantic retriever needs safetensors, tokenizers and threadpoolctl "
                         f"({exc.name or exc} cannot be imported): {EXTRA_INSTALL}",
                     )
                 ]
