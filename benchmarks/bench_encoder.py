@@ -7,8 +7,8 @@ sentence-transformers (with PyTorch) is measured too when it is installed. Each 
 a fresh process of its own, one after the other, so that neither's memory or threads affect the
 other's figures. For all-MiniLM-L6-v2 it prints one table:
 
-- a 12-token message and a 53-token message (tokens counted with the model's special tokens),
-  each embedded alone ``--calls`` times, as a turn's query is: median, p95 and p99 latency and
+- a 12-token and a 51-token message (14 and 53 with the model's special tokens, the counts the
+  table shows), each embedded alone ``--calls`` times, as a turn's query is: median, p95 and p99 latency and
   throughput (calls a second, one after another on one thread);
 - ``--batch`` texts embedded in one call, as an index is built (the evaluation set's messages,
   numbered so that no two are alike): the total time and texts a second;
