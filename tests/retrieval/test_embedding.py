@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,8 +12,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-import govcore
-from govcore.backends.sentence_embedding import SentenceTransformerEmbedder
 from govcore.retrieval.embedding import (
     UNUSED_CACHE_DAYS,
     EmbeddingCache,
@@ -202,24 +199,19 @@ def test_an_embedder_of_the_wrong_shape_is_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_without_the_extra_the_error_says_how_to_install_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With sentence-transformers missing, building an embedder is a ConfigError about
-    settings.retriever that gives the pip command."""
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(govcore.ConfigError) as caught:
-        SentenceTransformerEmbedder("all-MiniLM-L6-v2")
-    (problem,) = caught.value.problems
-    assert problem.location == "settings.retriever"
-    assert "pip install 'govcore[semantic]'" in problem.reason
-
-
 def test_importing_govcore_and_the_hybrid_module_loads_no_model_library() -> None:
-    """Neither ``import govcore`` nor importing the hybrid retriever's module imports PyTorch,
-    transformers or sentence-transformers: only building an embedder does."""
+    """Neither ``import govcore`` nor importing the hybrid retriever's module imports an
+    engine's libraries (tokenizers, safetensors, threadpoolctl; PyTorch, transformers,
+    sentence-transformers): only building an embedder does."""
     from tests.test_import import _loaded_after
 
-    watched = ("torch", "transformers", "sentence_transformers")
+    watched = (
+        "tokenizers",
+        "safetensors",
+        "threadpoolctl",
+        "torch",
+        "transformers",
+        "sentence_transformers",
+    )
     assert _loaded_after("import govcore, govcore.backends", watched) == []
     assert _loaded_after("import govcore.backends.hybrid", watched) == []
