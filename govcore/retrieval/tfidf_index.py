@@ -38,6 +38,8 @@ __all__ = ["Columns", "TfidfIndex", "TfidfScoring", "build_index", "policy_terms
 
 # An example phrase counts for its policy only when it shares this many terms with a message.
 _MIN_SHARED_EXAMPLE_TERMS = 2
+# How many of a message's heaviest terms are compared with the example phrases.
+_EXAMPLE_QUERY_TERMS = 16
 
 Columns = tuple[tuple[int, float], ...]
 """A text's terms in one index: (column, sublinear term frequency) pairs."""
@@ -502,7 +504,13 @@ class TfidfIndex(RankedIndex):
         examples = self._examples
         assert examples is not None
         count = len(examples.owners)
-        rows, weights = _postings(examples.term_example, vector.columns, vector.values)
+        columns, values = vector.columns, vector.values
+        if len(columns) > _EXAMPLE_QUERY_TERMS:
+            # An example is a short message: a long message's heaviest terms say whether it is
+            # near one, and its common words would touch most examples for a sliver of score.
+            keep = np.argpartition(values, -_EXAMPLE_QUERY_TERMS)[-_EXAMPLE_QUERY_TERMS:]
+            columns, values = columns[keep], values[keep]
+        rows, weights = _postings(examples.term_example, columns, values)
         # The plain cosine (no norm floor): the message's closeness to the phrase itself.
         near = np.bincount(rows, weights=weights / vector.norm, minlength=count).astype(
             np.float64, copy=False
