@@ -233,14 +233,15 @@ class _Pass:
 
     Attributes:
         doc: the cosine with the policy's own text (the short-query floor applied).
-        closeness: the cosine with the closest of its example phrases (0 without one).
-        base: ``doc``, raised to ``example_weight`` times ``closeness``, and to 1 where the
+        closeness: the cosine with the closest of its example phrases (``None`` when no
+            example was compared).
+        base: ``doc`` (the same array when nothing raised it), raised to ``example_weight`` times ``closeness``, and to 1 where the
             message is made of exactly an example's terms.
         columns: the query's scored terms; query_values: their weights in ``doc``.
     """
 
     doc: Scores
-    closeness: Scores
+    closeness: Scores | None
     base: Scores
     columns: npt.NDArray[np.int64]
     query_values: npt.NDArray[np.float32]
@@ -249,15 +250,43 @@ class _Pass:
 
 
 @dataclass(frozen=True, slots=True)
-class _Vector:
-    """A query vector in one index: its scored terms, their weights (TF x IDF), the norm of
-    all its terms, and its (unnormalised) product with every policy."""
+class _Terms:
+    """A text's terms in one index, weighted by TF x IDF: the scored ones, and all of them."""
 
     columns: npt.NDArray[np.int64]
     values: npt.NDArray[np.float32]
-    norm: float
+    norm: float  # of all the terms, scored or not
+    all_columns: npt.NDArray[np.int64]
+    all_values: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class _Vector:
+    """A query vector's scored terms and its (unnormalised) product with every policy."""
+
+    terms: _Terms
     product: Scores
     matched: npt.NDArray[np.int64] | None  # policies' shared-term counts, when needed
+
+    @property
+    def columns(self) -> npt.NDArray[np.int64]:
+        return self.terms.columns
+
+    @property
+    def values(self) -> npt.NDArray[np.float32]:
+        return self.terms.values
+
+    @property
+    def norm(self) -> float:
+        return self.terms.norm
+
+    @property
+    def all_columns(self) -> npt.NDArray[np.int64]:
+        return self.terms.all_columns
+
+    @property
+    def all_values(self) -> npt.NDArray[np.float32]:
+        return self.terms.all_values
 
 
 @dataclass(slots=True)
@@ -394,24 +423,28 @@ class TfidfIndex(RankedIndex):
         *,
         held_out: int = -1,
         calibrated: bool = True,
+        explaining: bool = False,
     ) -> _Scored:
         scoring = self.scoring
         message_weights = self._query_weights(query, ())
-        message_vector = self._vector(message_weights)
+        limit = scoring.max_query_terms
+        message_terms = self._terms(message_weights, limit)
+        # The message and its context share one budget of scored terms, the message first: a
+        # message that fills it speaks for itself, and its context is not scored.
+        budget = limit - (len(message_terms.columns) if message_terms is not None else 0)
+        context_terms = None
+        if scoring.context_weight > 0.0 and budget > 0 and any(t.strip() for t in context):
+            context_terms = self._terms(self._query_weights("", context), budget)
+        message_vector, context_vector = self._vectors(message_terms, context_terms)
         message = self._pass(message_vector, len(message_weights))
         if self._examples is not None and message_vector is not None:
             self._raise_to_examples(message, message_vector, query, held_out)
-        alone = message.base.copy()
-        scores = alone.copy()
+        # The same array until something below changes one of them.
+        alone = scores = message.base
         with_context = None
-        if scoring.context_weight > 0.0 and any(text.strip() for text in context):
-            context_weights = self._query_weights("", context)
-            context_vector = self._vector(context_weights)
-            if context_vector is not None:
-                with_context = self._with_context(
-                    message_vector, context_vector, message_weights, context_weights
-                )
-                np.maximum(scores, scoring.context_discount * with_context.base, out=scores)
+        if context_vector is not None:
+            with_context = self._with_context(message_vector, context_vector, explaining=explaining)
+            scores = np.maximum(alone, scoring.context_discount * with_context.base)
         if calibrated and self.calibration is not None:
             scores = self.calibration.relevance(scores)
             alone = self.calibration.relevance(alone)
@@ -420,76 +453,101 @@ class TfidfIndex(RankedIndex):
             self._raise_to_phrases(query, scored)
         return scored
 
-    def _vector(self, weights: Mapping[int, float]) -> _Vector | None:
-        """A query vector (``None`` without terms) and its product with every policy."""
+    def _terms(self, weights: Mapping[int, float], limit: int) -> _Terms | None:
+        """A text's terms weighted by TF-IDF: all of them (for the norm), and the ``limit``
+        heaviest (the ones scored); ``None`` without any term in the index."""
         if not weights or self._term_policy is None:
             return None
-        columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
-        values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
-        values *= self._idf[columns]
-        norm = float(np.sqrt(values @ values))
-        limit = self.scoring.max_query_terms
+        all_columns = np.fromiter(weights.keys(), dtype=np.int64, count=len(weights))
+        all_values = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
+        all_values *= self._idf[all_columns]
+        norm = float(np.sqrt(all_values @ all_values))
+        columns, values = all_columns, all_values
         if len(columns) > limit:
             # The heaviest terms decide the ranking; the long tail of a long message costs
             # postings but barely moves a score. The norm still counts every term.
             keep = np.argpartition(values, -limit)[-limit:]
             columns, values = columns[keep], values[keep]
-        # Only the rows (postings) of the query's terms are read.
-        policies, parts = _postings(self._term_policy, columns, values)
-        product = np.bincount(policies, weights=parts, minlength=self._size).astype(
-            np.float64, copy=False
-        )
-        matched = None
-        if self.scoring.single_term_factor != 1.0 and len(columns) > 1:
-            matched = np.bincount(policies, minlength=self._size).astype(np.int64)
-        return _Vector(columns, values, norm, product, matched)
+        return _Terms(columns, values, norm, all_columns, all_values)
+
+    def _vectors(
+        self, message: _Terms | None, context: _Terms | None
+    ) -> tuple[_Vector | None, _Vector | None]:
+        """Both texts' products with every policy, from one read of their terms' postings: a
+        row slice and a product with a two-column matrix (SciPy's slice costs more than the
+        arithmetic for a few dozen rows, so it is paid once a turn)."""
+        parts = [part for part in (message, context) if part is not None]
+        if not parts:
+            return None, None
+        columns = np.concatenate([part.columns for part in parts])
+        postings = self._term_policy[columns]
+        transposed = postings.T
+        # Two plain products (the first text alone, then both) cost a fraction of one product
+        # with a two-column matrix, which SciPy runs through a much slower path.
+        first = np.zeros(len(columns), np.float32)
+        first[: len(parts[0].columns)] = parts[0].values
+        products = [np.asarray(transposed @ first, dtype=np.float64)]
+        if len(parts) > 1:
+            both = np.concatenate([part.values for part in parts])
+            products.append(np.asarray(transposed @ both, dtype=np.float64) - products[0])
+        rows = None
+        if self.scoring.single_term_factor != 1.0:
+            rows = np.repeat(np.arange(len(columns)), np.diff(postings.indptr))
+        vectors: list[_Vector] = []
+        start = 0
+        for j, part in enumerate(parts):
+            matched = None
+            if rows is not None and len(part.columns) > 1:
+                mine = (rows >= start) & (rows < start + len(part.columns))
+                matched = np.bincount(postings.indices[mine], minlength=self._size)
+            start += len(part.columns)
+            product = products[j]
+            vectors.append(
+                _Vector(part, product, None if matched is None else matched.astype(np.int64))
+            )
+        if message is None:
+            return None, vectors[0]
+        return vectors[0], vectors[1] if context is not None else None
 
     def _pass(self, vector: _Vector | None, terms: int) -> _Pass:
         """The document scores of one query vector of ``terms`` terms."""
         size = self._size
         if vector is None:
             nothing = np.zeros(size)
-            return _Pass(
-                nothing, nothing.copy(), nothing.copy(),
-                np.zeros(0, np.int64), np.zeros(0, np.float32),
-            )  # fmt: skip
+            return _Pass(nothing, None, nothing, np.zeros(0, np.int64), np.zeros(0, np.float32))
         scale = vector.norm * max(1.0, math.sqrt(self.scoring.min_query_terms / terms))
         doc = vector.product / scale
         self._single_term(doc, vector.matched)
-        return _Pass(
-            doc, np.zeros(size), doc.copy(), vector.columns, vector.values / scale,
-        )  # fmt: skip
+        return _Pass(doc, None, doc, vector.columns, vector.values / scale)
 
     def _with_context(
-        self,
-        message: _Vector | None,
-        context: _Vector,
-        message_weights: Mapping[int, float],
-        context_weights: Mapping[int, float],
+        self, message: _Vector | None, context: _Vector, *, explaining: bool
     ) -> _Pass:
         """The document scores of the message read with its context, from the two vectors'
-        products (each term's postings are read once per turn). Each keeps its own
-        ``max_query_terms`` heaviest terms; the norm is the combined vector's."""
-        merged = dict(message_weights)
-        for column, weight in context_weights.items():
-            merged[column] = merged.get(column, 0.0) + weight
-        merged_columns = np.fromiter(merged.keys(), dtype=np.int64, count=len(merged))
-        merged_values = np.fromiter(merged.values(), dtype=np.float32, count=len(merged))
-        merged_values *= self._idf[merged_columns]
-        norm = float(np.sqrt(merged_values @ merged_values))
-        scale = norm * max(1.0, math.sqrt(self.scoring.min_query_terms / len(merged)))
+        products (each term's postings are read once per turn); the norm is the combined
+        vector's, over all of both texts' terms."""
         parts = [context] if message is None else [message, context]
-        doc: Scores = np.sum([part.product for part in parts], axis=0) / scale
+        merged, where = np.unique(
+            np.concatenate([part.all_columns for part in parts]), return_inverse=True
+        )
+        # The idf-weighted values add up per term: the same as weighting the summed counts.
+        summed = np.bincount(where, weights=np.concatenate([part.all_values for part in parts]))
+        norm = float(np.sqrt(summed @ summed))
+        scale = norm * max(1.0, math.sqrt(self.scoring.min_query_terms / len(merged)))
+        doc: Scores = (
+            parts[0].product + parts[1].product if len(parts) > 1 else parts[0].product.copy()
+        )
+        doc /= scale
         matched = [part.matched for part in parts if part.matched is not None]
         self._single_term(doc, np.sum(matched, axis=0) if matched else None)
-        columns, where = np.unique(
+        if not explaining:
+            return _Pass(doc, None, doc, np.zeros(0, np.int64), np.zeros(0, np.float32))
+        # Explanations show each scored term once, with its weight in the combined vector.
+        columns, at = np.unique(
             np.concatenate([part.columns for part in parts]), return_inverse=True
         )
-        values = np.bincount(
-            where, weights=np.concatenate([part.values for part in parts]) / scale
-        ).astype(np.float32)
-        size = self._size
-        return _Pass(doc, np.zeros(size), doc.copy(), columns, values)
+        values = np.bincount(at, weights=np.concatenate([part.values for part in parts]) / scale)
+        return _Pass(doc, None, doc, columns, values.astype(np.float32))
 
     def _single_term(self, doc: Scores, matched: npt.NDArray[np.int64] | None) -> None:
         # A policy that shares one word with a message of several is more often a
@@ -528,9 +586,11 @@ class TfidfIndex(RankedIndex):
         if held_out >= 0:
             near[held_out] = 0.0
         near[touched[together < examples.min_shared[touched]]] = 0.0
-        np.maximum.at(scored.closeness, examples.owners[kept], near[kept])
+        closeness = np.zeros(self._size)
+        np.maximum.at(closeness, examples.owners[kept], near[kept])
+        scored.closeness = closeness
         scored.example_near = near
-        np.maximum(scored.base, self.scoring.example_weight * scored.closeness, out=scored.base)
+        scored.base = np.maximum(scored.doc, self.scoring.example_weight * closeness)
         # A message made of exactly an example's terms is what its author said the policy is
         # for: full relevance, so an example always selects its policy. Every term of the
         # message counts here, known to the index or not.
@@ -576,7 +636,7 @@ class TfidfIndex(RankedIndex):
         context: Sequence[str] = (),
     ) -> IndexExplanation:
         """Every candidate policy's score, the terms behind it and the floor of this query."""
-        scored = self._score(query, context)
+        scored = self._score(query, context, explaining=True)
         self._note_examples(scored)
         scores = scored.scores
         candidates = np.arange(self._size)
