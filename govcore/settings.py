@@ -82,7 +82,8 @@ class GovernanceSettings(_ConfigModel):
     relative_relevance: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
     """A selected policy also scores at least this fraction of the turn's best score (so a
     clear match does not drag weak neighbours in, while a message with two subjects keeps
-    both); ``None`` keeps the retriever's own default (0.7 uncalibrated, 0.3 calibrated)."""
+    both); ``None`` keeps the retriever's own default (0.7 for ``tfidf``, 0.6 for
+    ``hybrid``)."""
     synonyms: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(default_factory=dict)
     """Extra paraphrase concepts for retrieval: a one-word concept to phrases that mean it."""
     retrieval_window_chars: Annotated[int, Field(ge=256, le=1_048_576)] = 2048

@@ -10,6 +10,7 @@ engine's libraries, building the retriever from settings does.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
@@ -50,6 +51,12 @@ class HybridSettings(SettingsSection):
     semantic_model: Annotated[str, Field(min_length=1)] = "all-MiniLM-L6-v2"
     """The sentence-embedding model: a model a Python package ships (``all-MiniLM-L6-v2``),
     or the folder of a sentence-transformers model. Never downloaded."""
+    semantic_blas_threads: Annotated[int, Field(ge=1)] | None = 1
+    """How many BLAS threads the process uses once the NumPy engine is built: one by default,
+    as two threads sharing two busy cores ran 5 to 10 times slower
+    (docs/decisions/semantic-retrieval.md). The setting is process-wide, so it also applies to
+    the host application's NumPy and SciPy work; ``null`` leaves the process's setting as it
+    is."""
     embedding_cache_dir: str | None = None
     """Where policy embeddings are cached by content hash (default: the user's cache folder,
     ``~/.cache/govcore/embeddings``); ``""`` turns the cache off."""
@@ -162,9 +169,10 @@ class HybridRetriever:
         self.context_discount = context_discount
         self.calibration = calibration
         self.embedder = embedder
-        if lexical is not None:
+        if lexical is not None and lexical.calibration is not None:
             # The fused score is calibrated as a whole; a calibrated lexical half would be
-            # scaled twice.
+            # scaled twice. A copy: the caller's retriever may serve elsewhere.
+            lexical = copy.copy(lexical)
             lexical.calibration = None
         self.lexical = lexical
         self.cache = EmbeddingCache(Path(cache_dir) if cache_dir is not None else None)
@@ -197,7 +205,7 @@ class HybridRetriever:
         if settings.relative_relevance is not None:
             options["relative_relevance"] = settings.relative_relevance
         return cls(
-            shared_embedder(own.semantic_model),
+            shared_embedder(own.semantic_model, blas_threads=own.semantic_blas_threads),
             lexical=TfidfRetriever.from_settings(settings, language=language),
             cache_dir=resolve_cache_dir(own.embedding_cache_dir),
             **options,

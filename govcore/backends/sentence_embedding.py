@@ -149,12 +149,14 @@ class SentenceTransformerEmbedder:
 
 
 @functools.lru_cache(maxsize=8)
-def shared_embedder(model: str, device: str = "cpu") -> Embedder:
+def shared_embedder(model: str, device: str = "cpu", blas_threads: int | None = 1) -> Embedder:
     """The embedder of ``model``, one per model and device in a process: the retrievers of
     several tenant languages (built from the same settings) share one copy of the model.
 
     The NumPy engine runs every model it can run exactly, on the CPU; sentence-transformers
     runs the others (and any model on another ``device``), when it is installed.
+    ``blas_threads`` is the NumPy engine's setting of the process's BLAS threads (``None``
+    leaves them as they are; ``settings.semantic_blas_threads``).
 
     Raises:
         ConfigError: the model cannot be found, its engine's libraries are not installed (the
@@ -163,7 +165,7 @@ def shared_embedder(model: str, device: str = "cpu") -> Embedder:
     folder = model_folder(model)
     refusal = unsupported_reason(folder)
     if refusal is None and device == "cpu":
-        return BertNumpyEmbedder(model)
+        return BertNumpyEmbedder(model, blas_threads=blas_threads)
     if importlib.util.find_spec("sentence_transformers") is None:
         why = refusal if refusal is not None else f"device {device!r} is not the CPU"
         raise model_error(

@@ -151,10 +151,15 @@ class PolicyCoverage:
     confused_with: Mapping[int, int] = field(default_factory=dict)
 
 
-def enough_examples(example_counts: Sequence[int], options: CalibrationOptions) -> bool:
-    """Whether a policy set has the examples calibration needs."""
+def enough_examples(
+    example_counts: Sequence[int], options: CalibrationOptions, floor: float = 1.0
+) -> bool:
+    """Whether a policy set has the examples calibration needs, for an index whose minimum
+    relevance is ``floor`` (a floor of 0 leaves nothing to scale a threshold to: with
+    ``min_relevance: 0`` nothing is calibrated)."""
     return (
-        sum(example_counts) >= options.min_examples
+        floor > 0.0
+        and sum(example_counts) >= options.min_examples
         and sum(1 for c in example_counts if c > 0) >= options.min_policies
     )
 

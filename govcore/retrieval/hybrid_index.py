@@ -147,7 +147,7 @@ def build_index(
     )
     options = scoring.calibration
     counts = np.bincount(owners, minlength=len(policies)).tolist()
-    if options is not None and enough_examples(counts, options):
+    if options is not None and enough_examples(counts, options, scoring.min_relevance):
         generic = cache.embeddings(embedder, list(off_topic_messages()))
         index.calibrate(options, generic)
     return index

@@ -110,7 +110,9 @@ def build_index(
     when the policies have enough examples, calibrate on them (``scoring.calibration``)."""
     index = _build(policies, analyzer, scoring)
     options = scoring.calibration
-    if options is not None and enough_examples(index.example_counts.tolist(), options):
+    if options is not None and enough_examples(
+        index.example_counts.tolist(), options, scoring.min_relevance
+    ):
         index.calibrate(options)
     return index
 
@@ -372,10 +374,9 @@ class TfidfIndex(RankedIndex):
         self.calibration = calibration
         return calibration
 
-    def uncalibrated_scores(self, query: str, held_out: int = -1) -> Scores:
-        """The scores of a message without context and before calibration; ``held_out`` is an
-        example row scored as if it were not in the index (its own phrase no longer counts)."""
-        return self._score(query, (), held_out=held_out, calibrated=False).scores
+    def uncalibrated_scores(self, query: str) -> Scores:
+        """The scores of a message without context, before calibration."""
+        return self._score(query, (), calibrated=False).scores
 
     def _text_columns(self, text: str) -> Columns:
         """The text's terms in this index, as (column, sublinear term frequency)."""

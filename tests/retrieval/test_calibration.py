@@ -284,3 +284,15 @@ def test_relative_relevance_is_a_setting() -> None:
     assert {"late-fines", "room-booking"} <= kept
     strict = _selected(_governance(LIBRARY, relative_relevance=1.0), message, [])
     assert len(strict) == 1
+
+
+def test_a_minimum_relevance_of_zero_turns_calibration_off() -> None:
+    """With ``min_relevance: 0`` there is no bar to scale each threshold to: the policy set is
+    not calibrated, and a message about printing still selects printing."""
+    index = TfidfRetriever(min_relevance=0.0).index(_documents(LIBRARY))
+    assert index.calibration is None
+    gov = _governance(LIBRARY, min_relevance=0.0)
+    recorded = gov.client(KEY).record_turn(
+        {"sessionId": "z", "turn": {"role": "user", "content": "the printer on floor three jammed"}}
+    )
+    assert "printing" in {p.id for p in recorded.active_policies}
