@@ -3,7 +3,8 @@
 An example that is in the index selects its policy almost by construction: it is scored against
 itself. What an author needs to know is whether a *new* message like it would, so each example
 is sent by an index built without it. The examples are split into :data:`FOLDS` folds (example
-``i`` of each policy goes to fold ``i mod FOLDS``); for each fold the tenant's index is built,
+``i`` of each policy goes to fold ``i mod FOLDS``, and an example with the same words as an
+earlier one goes to that one's fold); for each fold the tenant's index is built,
 with the configured retriever, from copies of the policies that lack that fold's examples, and
 each held-out example is sent through the same selection a turn uses: as a turn's content with
 no context, for an end user whose attributes satisfy its policy's ``appliesWhen``.
@@ -23,6 +24,7 @@ from govcore.config import LoadedConfig
 from govcore.core.selection import retrieval_depth, select_policies
 from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicySet
+from govcore.retrieval.analysis import words_of
 from govcore.retrieval.calibration import example_coverage
 from govcore.service.tenants import satisfying_attributes
 from govcore.types import RetrievalIndex, Retriever
@@ -185,6 +187,7 @@ def tenant_coverage(
     """
     policies = policy_set.policies
     always_on = set(policy_set.always_on)
+    fold_of = _folds(policy_set, folds)
     held_out: list[tuple[int, str, tuple[int, ...]]] = []
     for fold in range(folds):
         sent = [
@@ -192,11 +195,11 @@ def tenant_coverage(
             for position, policy in enumerate(policies)
             if position not in always_on
             for number, example in enumerate(policy.examples)
-            if number % folds == fold
+            if fold_of[position, number] == fold
         ]
         if not sent:
             continue  # no example in this fold: no index to build
-        index = _fold_index(policy_set, retriever, fold, folds)
+        index = _fold_index(policy_set, retriever, fold, fold_of)
         for position, example in sent:
             hits = index.search(example, top_k=retrieval_depth(top_k))
             selected = select_policies(
@@ -258,16 +261,37 @@ def tenant_coverage(
     )
 
 
+def _folds(policy_set: PolicySet, folds: int) -> dict[tuple[int, int], int]:
+    """The fold of each example, by (policy position, example number): example ``i`` of a
+    policy goes to fold ``i mod folds``, except that an example with the same words as an
+    earlier one (of any policy) goes to that one's fold, so that a copy left in the index
+    cannot answer for it."""
+    fold_of: dict[tuple[int, int], int] = {}
+    first: dict[str, int] = {}
+    for position, policy in enumerate(policy_set.policies):
+        for number, example in enumerate(policy.examples):
+            fold = first.setdefault(" ".join(words_of(example)), number % folds)
+            fold_of[position, number] = fold
+    return fold_of
+
+
 def _fold_index(
-    policy_set: PolicySet, retriever: Retriever, fold: int, folds: int
+    policy_set: PolicySet,
+    retriever: Retriever,
+    fold: int,
+    fold_of: Mapping[tuple[int, int], int],
 ) -> RetrievalIndex:
     """The tenant's index without the examples of ``fold``: hit positions stay those of
     ``policy_set``, since the copies keep the policies' order."""
     copies = [
         policy.model_copy(
-            update={"examples": [e for n, e in enumerate(policy.examples) if n % folds != fold]}
+            update={
+                "examples": [
+                    e for n, e in enumerate(policy.examples) if fold_of[position, n] != fold
+                ]
+            }
         )
-        for policy in policy_set.policies
+        for position, policy in enumerate(policy_set.policies)
     ]
     try:
         return retriever.index(copies)

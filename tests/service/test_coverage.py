@@ -106,3 +106,15 @@ def test_below_names_only_measured_policies_under_the_bar(gym: TenantCoverage) -
     assert [p.policy_id for p in gym.below(1.0)] == ["membership-freeze"]
     assert gym.below(0.8) == []
     assert gym.below(0.0) == []
+
+
+def test_a_repeated_example_does_not_answer_for_itself() -> None:
+    """Five copies of one phrase are held out together: the copies left in the index would
+    otherwise select the policy by the exact-phrase rule and report a recall it does not
+    have."""
+    config = gym_config()
+    policies = config["tenants"]["ironworks"]["policies"]
+    freeze = next(p for p in policies if p["id"] == "membership-freeze")
+    freeze["examples"] = [FREEZE_EXAMPLE_OF_CANCELLING] * 5
+    (report,) = configuration_coverage(load_config(config))
+    assert _policy(report, "membership-freeze").recall == 0.0
