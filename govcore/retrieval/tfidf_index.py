@@ -39,7 +39,7 @@ __all__ = ["Columns", "TfidfIndex", "TfidfScoring", "build_index", "policy_terms
 # An example phrase counts for its policy only when it shares this many terms with a message.
 _MIN_SHARED_EXAMPLE_TERMS = 2
 # How many of a message's heaviest terms are compared with the example phrases.
-_EXAMPLE_QUERY_TERMS = 16
+_EXAMPLE_QUERY_TERMS = 8
 
 Columns = tuple[tuple[int, float], ...]
 """A text's terms in one index: (column, sublinear term frequency) pairs."""
@@ -220,13 +220,9 @@ class _Examples:
     texts: tuple[str, ...]
     # How many terms a message must share with each example for its closeness to count.
     min_shared: npt.NDArray[np.int64] = field(init=False)
-    first_row: dict[int, int] = field(init=False)  # the first example row of each policy
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "min_shared", np.minimum(self.sizes, _MIN_SHARED_EXAMPLE_TERMS))
-        starts = np.flatnonzero(np.r_[True, self.owners[1:] != self.owners[:-1]])
-        first_row = dict(zip(self.owners[starts].tolist(), starts.tolist(), strict=True))
-        object.__setattr__(self, "first_row", first_row)
 
 
 @dataclass(slots=True)
@@ -247,7 +243,8 @@ class _Pass:
     base: Scores
     columns: npt.NDArray[np.int64]
     query_values: npt.NDArray[np.float32]
-    example_near: Scores | None = None  # each example row's closeness
+    # The examples the message touched (rows) and its closeness to each.
+    example_near: tuple[npt.NDArray[np.integer[Any]], Scores] | None = None
     exact: dict[int, int] = field(default_factory=dict)  # policy -> example matched exactly
 
 
@@ -562,7 +559,6 @@ class TfidfIndex(RankedIndex):
         """Fill each policy's closeness to its closest example phrase, and raise its base."""
         examples = self._examples
         assert examples is not None
-        count = len(examples.owners)
         columns, values = vector.columns, vector.values
         if len(columns) > _EXAMPLE_QUERY_TERMS:
             # An example is a short message: a long message's heaviest terms say whether it is
@@ -570,32 +566,25 @@ class TfidfIndex(RankedIndex):
             keep = np.argpartition(values, -_EXAMPLE_QUERY_TERMS)[-_EXAMPLE_QUERY_TERMS:]
             columns, values = columns[keep], values[keep]
         rows, weights = _postings(examples.term_example, columns, values)
+        # Only the examples that share a term with the message are touched: with tens of
+        # thousands of examples, arrays over all of them would cost more than these few.
+        touched, where = np.unique(rows, return_inverse=True)
         # The plain cosine (no norm floor): the message's closeness to the phrase itself.
-        near = np.bincount(rows, weights=weights / vector.norm, minlength=count).astype(
-            np.float64, copy=False
-        )
-        shared = np.bincount(rows, minlength=count)
-        # Usually a small share of the examples shares a term with a message: the rest of the
-        # work is done on those only.
-        touched = np.flatnonzero(shared)
-        if held_out >= 0:
-            touched = touched[touched != held_out]
-        together = shared[touched]
+        near = np.bincount(where, weights=weights / vector.norm).astype(np.float64, copy=False)
+        together = np.bincount(where)
         # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
         # term of its own.
-        kept = touched[together >= examples.min_shared[touched]]
-        if held_out >= 0:
-            near[held_out] = 0.0
-        near[touched[together < examples.min_shared[touched]]] = 0.0
+        near[together < examples.min_shared[touched]] = 0.0
+        near[touched == held_out] = 0.0
         closeness = np.zeros(self._size)
-        np.maximum.at(closeness, examples.owners[kept], near[kept])
+        np.maximum.at(closeness, examples.owners[touched], near)
         scored.closeness = closeness
-        scored.example_near = near
+        scored.example_near = (touched, near)
         scored.base = np.maximum(scored.doc, self.scoring.example_weight * closeness)
         # A message made of exactly an example's terms is what its author said the policy is
         # for: full relevance, so an example always selects its policy. Every term of the
         # message counts here, known to the index or not.
-        complete = touched[together == examples.sizes[touched]]
+        complete = touched[(together == examples.sizes[touched]) & (touched != held_out)]
         if len(complete):
             message_terms = len(self.analyzer.term_counts(message))
             exact = complete[examples.sizes[complete] == message_terms]
@@ -621,13 +610,16 @@ class TfidfIndex(RankedIndex):
             return
         for position, row in message.exact.items():
             scored.examples.setdefault(position, examples.texts[row])
+        touched, near = message.example_near
+        owners = examples.owners[touched]
         raised = np.flatnonzero(message.base > message.doc)
         for position in raised.tolist():
             if position in scored.examples:
                 continue
-            start = examples.first_row[position]
-            segment = message.example_near[start : start + self.example_counts[position]]
-            scored.examples[position] = examples.texts[start + int(np.argmax(segment))]
+            mine = np.flatnonzero(owners == position)
+            if len(mine):
+                best = mine[int(np.argmax(near[mine]))]
+                scored.examples[position] = examples.texts[int(touched[best])]
 
     def explain(
         self,
