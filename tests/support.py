@@ -612,6 +612,16 @@ class AppliesWhenModel:
         """Whether the policy may apply at the turn last recorded."""
         return policy_id not in APPLIES_WHEN or self.verdicts.get(policy_id) is True
 
+    def keep_for(self, active: Iterable[str]) -> None:
+        """What the stored state keeps after a turn: the matches of conditions that an active
+        policy has (policies with the same condition share its verdict)."""
+        active_conditions = [APPLIES_WHEN[pid] for pid in active if pid in APPLIES_WHEN]
+        self.verdicts = {
+            pid: True
+            for pid, matched in self.verdicts.items()
+            if matched and APPLIES_WHEN[pid] in active_conditions
+        }
+
 
 # --- Redis ---------------------------------------------------------------------------------------
 

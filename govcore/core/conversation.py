@@ -9,7 +9,7 @@ returns. Everything here is deterministic, which the property tests rely on.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
@@ -171,6 +171,21 @@ class AppliesWhenVerdicts:
             for fingerprint, matched in self.decided.items()
             if not matched
             for pid in under.get(fingerprint, ())
+        )
+
+    def kept_for(self, policy_set: PolicySet, active: Iterable[str]) -> AppliesWhenVerdicts:
+        """The verdicts a conversation stores after a turn: only the matches of conditions
+        whose policies are active. They say no more of the end user than the active policy
+        list beside them does; a condition that did not match, or whose policy is not active,
+        is judged again from the attributes of a later turn."""
+        active_ids = set(active)
+        under = policy_set.conditions.policies
+        return AppliesWhenVerdicts(
+            {
+                fp: True
+                for fp, matched in self.decided.items()
+                if matched and any(pid in active_ids for pid in under.get(fp, ()))
+            }
         )
 
     def after(
@@ -370,7 +385,7 @@ def advance_conversation(
         binding_log=log,
         injection_block=block,
         updated_at=now,
-        verdicts=verdicts,
+        verdicts=verdicts.kept_for(policy_set, bindings),
     )
     return TurnOutcome(
         state=new_state,

@@ -166,6 +166,7 @@ def test_diff_is_consistent_turn_by_turn(
         newly = _ids(response.diff.newly_applicable)
         still = _ids(response.diff.still_active)
         released = _ids(response.diff.newly_released)
+        applicability.keep_for(previous)  # what the state stored after the turn before
         applicability.record(_attributes_of(spec["request"]))
 
         # No bucket lists a policy twice.
@@ -325,6 +326,7 @@ def test_hold_and_release_follows_model(
     for found, attrs in turns:
         turn_index += 1
         now += 1.5
+        applicability.keep_for(model)  # what the state stored after the turn before
         applicability.record(attrs)
         # The selection filtered by appliesWhen, as the facade does with the stored verdicts.
         selected = {pid: score for pid, score in found.items() if applicability.applies(pid)}

@@ -70,17 +70,19 @@ def test_an_assistant_turn_without_attributes_keeps_the_policy_the_user_turn_mad
     assert _events_of(moved, "gdpr") == ["binding_released"]
 
 
-def test_a_turn_without_attributes_still_selects_by_the_kept_verdict(
+def test_only_the_verdicts_of_active_policies_are_kept(
     client: govcore.GovernanceClient,
 ) -> None:
-    """Selection, not only holding: a user turn without attributes about personal data, after
-    an EU turn about something else, selects the EU-only policy."""
+    """The state keeps the match of an active policy's condition and nothing else: after an
+    EU turn about something else, the EU-only policy was not active, so a later user turn
+    without attributes cannot select it (its condition is judged again when attributes
+    come); after an EU turn that selected it, the same turn keeps it."""
     client.record_turn(turn("s", "hello there", **EU))
     later = client.record_turn(turn("s", PERSONAL_DATA))
-    assert "gdpr" in _ids(later.diff.newly_applicable)
-    # A session whose end user was judged US does not.
-    client.record_turn(turn("u", "hello there", **US))
-    assert "gdpr" not in _ids(client.record_turn(turn("u", PERSONAL_DATA)).active_policies)
+    assert "gdpr" not in _ids(later.active_policies)
+    client.record_turn(turn("t", PERSONAL_DATA, **EU))
+    kept = client.record_turn(turn("t", REPLY, role="assistant"))
+    assert "gdpr" in _ids(kept.active_policies)
 
 
 def test_attributes_that_name_nothing_a_condition_asks_for_keep_its_verdict(
@@ -184,7 +186,7 @@ def test_explain_judges_attributes_as_the_conversations_next_turn_would(
 ) -> None:
     """With a session, the kept verdicts decide what the message's attributes leave open;
     without one, the attributes alone do."""
-    client.record_turn(turn("eu", "hello there", **EU))
+    client.record_turn(turn("eu", PERSONAL_DATA, **EU))  # gdpr active: its match is kept
     client.record_turn(turn("us", "hello there", **US))
     assert _reason(client.explain_selection(PERSONAL_DATA, session_id="eu"), "gdpr") == "selected"
     assert _reason(client.explain_selection(PERSONAL_DATA), "gdpr") == "applies_when"
