@@ -280,13 +280,22 @@ class HybridIndex(RankedIndex):
 
     def led_scores(self, query: str, *, context: Sequence[str] = ()) -> tuple[Scores, Scores]:
         """The turn's scores and those of the message alone (see :class:`RankedIndex`)."""
-        alone = self.fuse(*self.parts(query))
+        # One lexical pass gives both: the turn's scores and the message's alone.
+        lexical_with: Scores | None = None
+        lexical_alone: Scores | None = None
+        if self._lexical is not None:
+            lexical_with, lexical_alone = self._lexical.led_scores(query, context=context)
+        alone = self.fuse(lexical_alone, self.cosines(query))
         scores = alone
         if any(text.strip() for text in context) and self.scoring.context_weight > 0.0:
-            with_context = self.fuse(*self.parts(query, context=context))
+            with_context = self.fuse(lexical_with, self.cosines(query, context=context))
             scores = np.maximum(alone, self.scoring.context_discount * with_context)
         if self.calibration is not None:
-            return self.calibration.relevance(scores), self.calibration.relevance(alone)
+            relevance = self.calibration.relevance
+            if scores is alone:  # no context: one array, scaled once
+                scaled = relevance(alone)
+                return scaled, scaled
+            return relevance(scores), relevance(alone)
         return scores, alone
 
     def explain(

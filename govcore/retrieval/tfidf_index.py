@@ -444,8 +444,11 @@ class TfidfIndex(RankedIndex):
             with_context = self._with_context(message_vector, context_vector, explaining=explaining)
             scores = np.maximum(alone, scoring.context_discount * with_context.base)
         if calibrated and self.calibration is not None:
-            scores = self.calibration.relevance(scores)
-            alone = self.calibration.relevance(alone)
+            relevance = self.calibration.relevance
+            if scores is alone:  # no context: one array, scaled once
+                scores = alone = relevance(alone)
+            else:
+                scores, alone = relevance(scores), relevance(alone)
         scored = _Scored(scores, alone, message, with_context)
         if held_out < 0:
             self._raise_to_phrases(query, scored)
