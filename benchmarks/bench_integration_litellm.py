@@ -28,7 +28,8 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ from litellm import CustomLLM
 from report import Stats, Table, fmt, machine_facts, notes, print_section, progress, verdict
 
 import govcore
+from govcore import ToolGate
+from govcore.integrations import CheckedText, GovernedConversation
 from govcore.integrations.litellm import GovernanceCallback
 
 KEY = "gk_bench_litellm_0001"
@@ -99,27 +102,27 @@ def lookup_order(order: str) -> dict[str, str]:
     return {"order": order, "status": "packed", "carrier": "UPS"}
 
 
-def paired(
-    governed: Callable[[int], object],
-    plain: Callable[[int], object],
-    count: int,
-    warmup: int,
-) -> tuple[Stats, Stats, Stats]:
-    """Time ``governed(i)`` and ``plain(i)`` interleaved; their stats and the differences'."""
+def interleaved(
+    paths: Sequence[Callable[[int], object]], count: int, warmup: int
+) -> list[list[int]]:
+    """Time each of ``paths`` on call ``i``, for ``count`` calls after ``warmup`` untimed ones,
+    rotating which path goes first; the nanoseconds of each path's calls."""
     for index in range(warmup):
-        governed(index)
-        plain(index)
-    governed_ns: list[int] = []
-    plain_ns: list[int] = []
+        for path in paths:
+            path(index)
+    timings: list[list[int]] = [[] for _ in paths]
     for index in range(warmup, warmup + count):
-        order = (governed, plain) if index % 2 else (plain, governed)
-        for step in order:
+        shift = index % len(paths)
+        for position in [*range(shift, len(paths)), *range(shift)]:
             start = time.perf_counter_ns()
-            step(index)
-            elapsed = time.perf_counter_ns() - start
-            (governed_ns if step is governed else plain_ns).append(elapsed)
-    overhead = [max(g - p, 0) for g, p in zip(governed_ns, plain_ns, strict=True)]
-    return Stats.of(governed_ns), Stats.of(plain_ns), Stats.of(overhead)
+            paths[position](index)
+            timings[position].append(time.perf_counter_ns() - start)
+    return timings
+
+
+def differences(minuend: list[int], *subtrahends: list[int]) -> Stats:
+    """The stats of ``minuend[i] - sum(subtrahends[*][i])``, call by call (at least 0)."""
+    return Stats.of([max(m - sum(s[i] for s in subtrahends), 0) for i, m in enumerate(minuend)])
 
 
 class Conversations:
@@ -139,6 +142,48 @@ class Conversations:
         return f"{self.prefix}-{number}", history
 
 
+class StubConversation:
+    """A governed conversation that asks govcore nothing: canned answers (the block of a real
+    turn, texts delivered unchanged, calls allowed), so that a governed call through it times
+    the adapter's own code alone."""
+
+    def __init__(self, session_id: str, block: str) -> None:
+        self.session_id = session_id
+        self.injection_block = block
+
+    def record_user(self, text: str, *, message_id: str | None = None) -> str:
+        return self.injection_block
+
+    def record_assistant(self, text: str, *, message_id: str | None = None) -> None:
+        return None
+
+    def record_tool_result(self, tool_name: str, result: Any, **identifiers: Any) -> None:
+        return None
+
+    def gate_tool(self, tool_name: str, arguments: dict[str, Any], **options: Any) -> ToolGate:
+        return ToolGate("allow", dict(arguments), None, None)
+
+    def check_tool_result(self, tool_name: str, result: Any, **identifiers: Any) -> CheckedText:
+        return CheckedText(
+            result if isinstance(result, str) else json.dumps(result), None, False, False
+        )
+
+    def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
+        return CheckedText(text, None, False, False)
+
+    def instructions(self, base: str | None = None) -> str:
+        return "\n\n".join(part for part in (base, self.injection_block) if part)
+
+
+class StubbedCallback(GovernanceCallback):
+    """The adapter over :class:`StubConversation` (timing only)."""
+
+    block = ""
+
+    def _new_conversation(self, session_id: str | None) -> Any:
+        return StubConversation(session_id or "stub", self.block)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer calls, for a smoke run")
@@ -152,29 +197,36 @@ def main() -> None:
     table = Table(
         [
             "step",
-            "governed median ms",
             "ungoverned median ms",
             "overhead median ms",
             "overhead p95 ms",
             "overhead p99 ms",
-            "target",
+            "of which govcore ms",
+            "adapter's own median ms",
+            "target (overhead p50)",
         ]
     )
 
-    def row(step: str, stats: tuple[Stats, Stats, Stats], target_ms: float) -> None:
-        governed, plain, overhead = stats
+    def row(step: str, timings: list[list[int]], target_ms: float) -> None:
+        governed, plain, *govcore_calls = timings
+        overhead = differences(governed, plain)
         table.add(
             step,
-            fmt(governed.median_ms),
-            fmt(plain.median_ms),
+            fmt(Stats.of(plain).median_ms),
             fmt(overhead.median_ms),
             fmt(overhead.p95_ms),
             fmt(overhead.p99_ms),
+            fmt(Stats.of(govcore_calls[0]).median_ms) if govcore_calls else "0 (stubbed)",
+            fmt(differences(governed, plain, *govcore_calls).median_ms),
             f"< {target_ms} ms: {verdict(overhead.median_ms < target_ms)}",
         )
 
+    def direct(prefix: str) -> tuple[Conversations, dict[str, GovernedConversation]]:
+        return Conversations(prefix), {}
+
     progress("model call, sync wrapper")
     governed_sync, plain_sync = Conversations("sync-g"), Conversations("sync-p")
+    alone, alone_conversations = direct("sync-c")
 
     def governed_call(index: int) -> None:
         session, history = governed_sync.request(index)
@@ -186,10 +238,22 @@ def main() -> None:
         response = litellm.completion(model=MODEL, messages=history)
         history.append(response.choices[0].message)
 
-    row("model call, sync completion()", paired(governed_call, plain_call, count, warmup), 1.0)
+    def govcore_alone(index: int) -> None:
+        # The two govcore calls of a governed model call, made directly.
+        session, history = alone.request(index)
+        conversation = alone_conversations.setdefault(
+            session, GovernedConversation(client, session)
+        )
+        conversation.record_user(history[-1]["content"], message_id=f"u{index}")
+        conversation.check_answer(ANSWER, message_id=f"a{index}")
+        history.append({"role": "assistant", "content": ANSWER})
+
+    paths = [governed_call, plain_call, govcore_alone]
+    row("model call, sync completion()", interleaved(paths, count, warmup), TARGET_MODEL_MS)
 
     progress("model call, async hooks")
     governed_async, plain_async = Conversations("async-g"), Conversations("async-p")
+    alone, alone_conversations = direct("async-c")
     loop = asyncio.new_event_loop()
 
     def hooked_call(index: int) -> None:
@@ -206,7 +270,8 @@ def main() -> None:
         response = loop.run_until_complete(litellm.acompletion(model=MODEL, messages=history))
         history.append(response.choices[0].message)
 
-    row("model call, async hooks", paired(hooked_call, unhooked_call, count, warmup), 1.0)
+    paths = [hooked_call, unhooked_call, govcore_alone]
+    row("model call, async hooks", interleaved(paths, count, warmup), TARGET_MODEL_MS)
     litellm.callbacks = []
     loop.close()
 
@@ -225,6 +290,7 @@ def main() -> None:
         return responses[index]
 
     tools = {"lookup_order": lookup_order}
+    tool_conversation = GovernedConversation(client, "tools-direct")
 
     def governed_tool(index: int) -> None:
         governance.run_tools(tool_response(index), tools)
@@ -233,20 +299,54 @@ def main() -> None:
         call = tool_response(index).choices[0].message.tool_calls[0]
         json.dumps(lookup_order(**json.loads(call.function.arguments)))
 
+    def tool_govcore_alone(index: int) -> None:
+        # The three govcore calls of a governed tool call, made directly.
+        call = tool_response(index).choices[0].message.tool_calls[0]
+        gate = tool_conversation.gate_tool("lookup_order", json.loads(call.function.arguments))
+        result = lookup_order(**gate.arguments)
+        checked = tool_conversation.check_tool_result("lookup_order", result)
+        tool_conversation.record_tool_result(
+            "lookup_order", checked.text, call_id=f"d{index}", message_id=f"tool:d{index}"
+        )
+
     for index in range(count + warmup):
         tool_response(index)  # the model calls are not part of this row
-    row("tool call (gate, run, check, record)", paired(governed_tool, plain_tool, count, warmup), 0.3)
+    paths = [governed_tool, plain_tool, tool_govcore_alone]
+    row("tool call (gate, run, check, record)", interleaved(paths, count, warmup), TARGET_TOOL_MS)
+
+    progress("the adapter's code alone (govcore stubbed)")
+    StubbedCallback.block = GovernedConversation(client, "block").record_user(QUESTIONS[0])
+    stubbed = StubbedCallback(client)
+    stub_sync = Conversations("stub")
+
+    def stubbed_call(index: int) -> None:
+        session, history = stub_sync.request(index)
+        response = stubbed.completion(model=MODEL, messages=history, litellm_session_id=session)
+        history.append(response.choices[0].message)
+
+    model.calls = None
+    plain_sync = Conversations("stub-p")
+    paths = [stubbed_call, plain_call]
+    row("model call, adapter code alone", interleaved(paths, count, warmup), TARGET_MODEL_MS)
+
+    def stubbed_tool(index: int) -> None:
+        stubbed.run_tools(tool_response(index), tools)
+
+    paths = [stubbed_tool, plain_tool]
+    row("tool call, adapter code alone", interleaved(paths, count, warmup), TARGET_TOOL_MS)
 
     print("# The LiteLLM adapter's overhead")
     print_section(
-        f"Governed minus ungoverned ({count} paired calls per row)",
+        f"Governed minus ungoverned ({count} calls per path, interleaved)",
         table.render(),
         notes(
             "fake model: LiteLLM's mock_completion behind a custom provider; in-memory store; "
             "the demo's policies; a key without a rate limit",
-            "a model call's overhead holds two govcore calls (record the user turn, check and "
-            "record the answer); a tool call's three (gate, check the result, record it)",
-            *machine_facts(f"litellm {litellm.__version__}" if hasattr(litellm, "__version__") else "litellm"),
+            "overhead: the governed call minus the same call ungoverned, call by call; of which "
+            "govcore: the govcore calls the adapter makes, timed alone (a model call: record "
+            "the user turn, check and record the answer; a tool call: gate, check the result, "
+            "record it); the adapter's own: the overhead less those",
+            *machine_facts(f"litellm {version('litellm')}"),
         ),
     )
 

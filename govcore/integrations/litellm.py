@@ -66,7 +66,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import xxhash
 
@@ -192,6 +192,7 @@ def _with_instructions(messages: list[Any], conversation: GovernedConversation) 
     first = messages[0] if messages else None
     if first is not None and _field(first, "role") in INSTRUCTION_ROLES:
         content = _field(first, "content")
+        updated: str | list[Any]
         if isinstance(content, str) or content is None:
             updated = conversation.instructions(content or None)
         elif conversation.injection_block:
@@ -244,38 +245,48 @@ _RUN_TOOL = "run tool"
 
 
 def _drive(conversation: GovernedConversation, plan: _Plan[T]) -> T:
-    """Run ``plan`` with the conversation's blocking methods."""
+    """Run ``plan`` with the conversation's blocking methods; an error of a step is raised in
+    the plan, at the step."""
     try:
         step = next(plan)
         while True:
             name, args, kwargs = step
-            if name == _RUN_TOOL:
-                function, arguments = args
-                result = function(**arguments)
-                if inspect.isawaitable(result):
-                    raise TypeError(f"{name}: an async tool runs with arun_tools, not run_tools")
+            try:
+                if name == _RUN_TOOL:
+                    function, arguments = args
+                    result = function(**arguments)
+                    if inspect.isawaitable(result):
+                        raise TypeError(f"{function!r} is async: run it with arun_tools")
+                else:
+                    result = getattr(conversation, name)(*args, **kwargs)
+            except Exception as error:
+                step = plan.throw(error)
             else:
-                result = getattr(conversation, name)(*args, **kwargs)
-            step = plan.send(result)
+                step = plan.send(result)
     except StopIteration as stop:
         value: T = stop.value
         return value
 
 
 async def _adrive(conversation: GovernedConversation, plan: _Plan[T]) -> T:
-    """Run ``plan`` with the conversation's asyncio methods."""
+    """Run ``plan`` with the conversation's asyncio methods (a tool may be a coroutine
+    function); an error of a step is raised in the plan, at the step."""
     try:
         step = next(plan)
         while True:
             name, args, kwargs = step
-            if name == _RUN_TOOL:
-                function, arguments = args
-                result = function(**arguments)
-                if inspect.isawaitable(result):
-                    result = await result
+            try:
+                if name == _RUN_TOOL:
+                    function, arguments = args
+                    result = function(**arguments)
+                    if inspect.isawaitable(result):
+                        result = await result
+                else:
+                    result = await getattr(conversation, f"a{name}")(*args, **kwargs)
+            except Exception as error:
+                step = plan.throw(error)
             else:
-                result = await getattr(conversation, f"a{name}")(*args, **kwargs)
-            step = plan.send(result)
+                step = plan.send(result)
     except StopIteration as stop:
         value: T = stop.value
         return value
@@ -307,25 +318,30 @@ def _prepare(session: _Session, messages: Sequence[Any]) -> _Plan[list[Any]]:
         if role == "tool":
             content = _field(message, "content")
             delivered = session.tool_texts.get(message_id)
+            if delivered is not None and message_id in session.recorded:
+                if delivered != _text(content):
+                    outgoing[index] = {**_as_dict(message), "content": delivered}
+                continue
+            call_id = str(_field(message, "tool_call_id"))
+            if names is None:
+                names = _tool_names(messages)
+            tool_name = names.get(call_id) or str(_field(message, "name") or "tool")
             if delivered is None:
-                if names is None:
-                    names = _tool_names(messages)
-                call_id = str(_field(message, "tool_call_id"))
-                tool_name = names.get(call_id) or str(_field(message, "name") or "tool")
                 checked: CheckedText = yield (
                     "check_tool_result",
                     (tool_name, _text(content)),
                     {"call_id": call_id},
                 )
                 delivered = checked.text
-                if message_id not in session.recorded:
-                    yield (
-                        "record_tool_result",
-                        (tool_name, delivered),
-                        {"call_id": call_id, "message_id": message_id},
-                    )
-                    session.recorded.add(message_id)
-                session.tool_texts[message_id] = delivered
+                if not checked.withheld:  # withheld now, perhaps checkable on the next call
+                    session.tool_texts[message_id] = delivered
+            if message_id not in session.recorded:
+                yield (
+                    "record_tool_result",
+                    (tool_name, delivered),
+                    {"call_id": call_id, "message_id": message_id},
+                )
+                session.recorded.add(message_id)
             if delivered != _text(content):
                 outgoing[index] = {**_as_dict(message), "content": delivered}
             continue
@@ -409,16 +425,21 @@ def _run_tools(
                 )
                 content = checked.text
             message_id = f"tool:{call_id}"
-            # What the model reads is known now: the pre-call step neither checks nor records it
-            # again when the history comes back.
-            if message_id not in session.recorded:
-                yield (
-                    "record_tool_result",
-                    (tool_name, content),
-                    {"call_id": call_id, "message_id": message_id},
-                )
-                session.recorded.add(message_id)
+            # What the model reads is known now: the pre-call step does not check it again when
+            # the history comes back, and records it then only if it could not be recorded here
+            # (fail closed stops that model call if governance is still unavailable).
             session.tool_texts[message_id] = content
+            if message_id not in session.recorded:
+                try:
+                    yield (
+                        "record_tool_result",
+                        (tool_name, content),
+                        {"call_id": call_id, "message_id": message_id},
+                    )
+                except GovernanceUnavailableError:
+                    pass
+                else:
+                    session.recorded.add(message_id)
             replies.append(
                 {"role": "tool", "tool_call_id": call_id, "name": tool_name, "content": content}
             )
@@ -483,13 +504,16 @@ class _StreamState:
         delta.content = None
         delta.tool_calls = None
         if final is not None:
+            types = importlib.import_module("litellm.types.utils")
             delta.tool_calls = [
-                {
-                    "index": index,
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.function.name, "arguments": call.function.arguments},
-                }
+                types.ChatCompletionDeltaToolCall(
+                    id=call.id,
+                    type="function",
+                    index=index,
+                    function=types.Function(
+                        name=call.function.name, arguments=call.function.arguments
+                    ),
+                )
                 for index, call in enumerate(final.choices[0].message.tool_calls or ())
             ]
         return last
@@ -517,19 +541,23 @@ class GovernanceCallback:
             conversation.
     """
 
-    _litellm_class: type[GovernanceCallback] | None = None
+    _litellm_classes: ClassVar[dict[type, type]] = {}
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GovernanceCallback:
-        # LiteLLM finds its hooks only on instances of its CustomLogger: the class that is
-        # instantiated derives from both, and is made once, when LiteLLM is first needed.
-        if GovernanceCallback._litellm_class is None:
+        # LiteLLM runs the hooks only of instances of its CustomLogger: the class instantiated
+        # derives from this one (or the subclass asked for) and from CustomLogger, made once per
+        # class when first needed, so that govcore imports without LiteLLM.
+        made = GovernanceCallback._litellm_classes.get(cls)
+        if made is None:
             custom_logger = importlib.import_module(
                 "litellm.integrations.custom_logger"
             ).CustomLogger
-            GovernanceCallback._litellm_class = type(
-                "GovernanceCallback", (GovernanceCallback, custom_logger), {}
-            )
-        instance: GovernanceCallback = object.__new__(GovernanceCallback._litellm_class)
+            made = cls
+            if not issubclass(cls, custom_logger):
+                namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+                made = type(cls.__name__, (cls, custom_logger), namespace)
+            GovernanceCallback._litellm_classes[cls] = made
+        instance: GovernanceCallback = object.__new__(made)
         return instance
 
     def __init__(

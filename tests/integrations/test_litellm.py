@@ -43,6 +43,9 @@ CARD = "4111 1111 1111 1111"
 CARD_DIGITS = ("4111", "1111")
 MODEL = "scripted/support-bot"
 
+# LiteLLM's types make pydantic warn about their ReadOnly TypedDict items; nothing of ours.
+pytestmark = pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")
+
 POLICIES: list[dict[str, Any]] = [
     {
         "id": "card-data",
@@ -432,6 +435,33 @@ def test_no_unchecked_text_reaches_an_async_stream(callback: GovernanceCallback)
     chunks = asyncio.run(run())
     delivered = assert_no_card_in_any_chunk(chunks)
     assert delivered == STREAMED.replace(CARD, "[card number removed]")
+
+
+def test_a_streamed_tool_call_is_held_to_the_end_and_gated(callback: GovernanceCallback) -> None:
+    """Tool-call deltas reach the caller only in the closing chunk, with the safer arguments."""
+    proposed = litellm.mock_completion(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Refund A-1"}],
+        mock_response="Refunding now.",
+        mock_tool_calls=[tool_call("c1", "issue_refund", order="A-1", amount=900)],
+    )
+    chunks = list(
+        callback.completion(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "Refund A-1"}],
+            mock_response=proposed,
+            stream=True,
+        )
+    )
+
+    with_calls = [chunk for chunk in chunks if chunk.choices[0].delta.tool_calls]
+    assert with_calls == [chunks[-1]]
+    (call,) = chunks[-1].choices[0].delta.tool_calls
+    assert json.loads(call.function.arguments) == {"order": "A-1", "amount": 500}
+    gate = callback.tool_gate(call)
+    assert gate is not None
+    assert gate.action == "modify"
+    assert chunks[-1].choices[0].finish_reason == "tool_calls"
 
 
 def test_a_stream_straight_from_litellm_is_refused(callback: GovernanceCallback) -> None:
