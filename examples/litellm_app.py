@@ -116,8 +116,10 @@ def main() -> None:
         model="gpt-4o-mini", messages=messages, mock_response=STREAMED, stream=True
     )
     chunks = [chunk.choices[0].delta.content or "" for chunk in stream]
-    print(f"  {len(chunks)} chunks reached the user; none held the card number: "
-          f"{all(CARD not in chunk for chunk in chunks)}")
+    print(
+        f"  {len(chunks)} chunks reached the user; none held the card number: "
+        f"{all(CARD not in chunk for chunk in chunks)}"
+    )
     print(f"  streamed answer delivered: {''.join(chunks)!r}")
 
     turns = client.get_conversation(governance.session_id).turn_count

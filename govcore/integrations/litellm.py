@@ -18,8 +18,8 @@ What each part governs:
   to the model. The caller's own list of messages is never changed.
 - ``async_post_call_success_deployment_hook``: each tool call in the response is gated (safer
   arguments written into the call; the :class:`~govcore.ToolGate` kept for :meth:`tool_gate` and
-  :meth:`run_tools`), the answer is checked once and replaced by the text to deliver, and the
-  delivered answer is recorded as the assistant's turn.
+  :meth:`run_tools`), and the answer is checked once (which records it as the assistant's turn)
+  and replaced by the text to deliver.
 - :meth:`GovernanceCallback.completion`: LiteLLM's sync ``completion()`` runs no deployment hook
   and no other hook that can change a request or a response (its logging hooks swallow errors and
   see a copy), so sync code calls through this wrapper, which does the same as the two hooks.
@@ -27,18 +27,19 @@ What each part governs:
   :meth:`~GovernanceCallback.acompletion`): text is held back until a check has covered it
   (:class:`~govcore.StreamGuard` with hold-back); tool-call deltas are held to the end, gated, and
   sent in one last chunk. A stream asked of ``litellm.acompletion`` directly is refused by the
-  pre-call hook, because LiteLLM gives a callback no way to hold its text back.
+  pre-call hook: LiteLLM's per-chunk hook lets a chunk through unchanged whenever the hook fails,
+  and is not called on every streaming path, so it cannot promise that text is held back.
 - :meth:`~GovernanceCallback.run_tools` / :meth:`~GovernanceCallback.arun_tools`: the
   application's tool loop, gate first: a blocked call does not run and the model reads why; a
   modified call runs with the safer arguments; each result is checked before the model sees it.
 
 The conversation of a request is named by LiteLLM's own ``litellm_session_id``; a request without
 one belongs to the callback's default conversation (``session_id``, a new id when not given).
-Messages in the OpenAI format carry no ids, so each turn's id is derived from the message: a tool
-result's from its ``tool_call_id``, a user or assistant message's from its role, its text, its tool
-call ids and how many identical messages came before it. A replayed history therefore records no
-turn twice (also across workers and restarts: the ids are kept in the store with the
-conversation).
+Messages in the OpenAI format carry no ids, so each turn's id is derived from the history
+(:func:`message_ids`): a tool result's from its ``tool_call_id``, a user message's from its text
+and how many identical user messages came before it, an assistant message's from the turn it
+follows. A replayed history therefore records no turn twice, also across workers and restarts
+(the ids are kept in the store with the conversation).
 
 Fail closed (the default): when governance cannot decide, no model call runs (the pre-call hook
 raises :class:`~govcore.integrations.GovernanceUnavailableError`), tool calls are blocked and
@@ -57,7 +58,6 @@ import logging
 from collections import Counter, OrderedDict
 from collections.abc import (
     AsyncIterator,
-    Awaitable,
     Callable,
     Generator,
     Iterable,
@@ -735,7 +735,7 @@ class GovernanceCallback:
     async def arun_tools(
         self,
         response: Any,
-        tools: Mapping[str, Callable[..., Any] | Callable[..., Awaitable[Any]]],
+        tools: Mapping[str, Callable[..., Any]],
         *,
         session_id: str | None = None,
     ) -> list[dict[str, Any]]:

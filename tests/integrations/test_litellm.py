@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the cost map
 
@@ -520,6 +522,60 @@ def test_message_ids_are_stable_and_tell_repeats_apart() -> None:
     assert ids[0] is None
     assert ids[1] != ids[3]
     assert ids[4] == "tool:c1"
+
+
+_ROLE_MESSAGES = st.one_of(
+    st.builds(lambda text: {"role": "user", "content": text}, st.sampled_from(["yes", "no", "hi"])),
+    st.builds(lambda text: {"role": "assistant", "content": text}, st.sampled_from(["ok", ""])),
+    st.builds(
+        lambda call: {"role": "tool", "tool_call_id": call, "content": "done"},
+        st.sampled_from(["c1", "c2", "c3"]),
+    ),
+    st.just({"role": "system", "content": "be brief"}),
+)
+
+
+@given(st.lists(_ROLE_MESSAGES, max_size=12), st.integers(min_value=0, max_value=12))
+def test_a_history_keeps_its_ids_when_it_grows(history: list[dict[str, Any]], cut: int) -> None:
+    """The ids of a history's first messages do not change when messages are appended: what was
+    recorded is recognised when the longer history is sent."""
+    assert message_ids(history)[:cut] == message_ids(history[:cut])
+
+
+def test_arguments_that_are_not_json_block_the_call(
+    callback: GovernanceCallback, model: ScriptedModel
+) -> None:
+    """A call whose arguments cannot be read cannot be checked: it is blocked, the model told."""
+    broken = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "lookup_order", "arguments": "{"},
+    }
+    model.says("", broken)
+    ran: list[str] = []
+    response = callback.completion(model=MODEL, messages=[{"role": "user", "content": "A-1?"}])
+    replies = callback.run_tools(response, {"lookup_order": lambda **kwargs: ran.append("ran")})
+    assert ran == []
+    assert "not a JSON object" in replies[0]["content"]
+
+
+def test_an_async_tool_runs_through_arun_tools(
+    callback: GovernanceCallback, model: ScriptedModel
+) -> None:
+    """arun_tools awaits a coroutine tool and checks its result."""
+    model.says("", tool_call("c1", "lookup_payment", order="A-1"))
+
+    async def lookup_payment(order: str) -> str:
+        return f"visa {CARD}"
+
+    async def run() -> list[dict[str, Any]]:
+        response = await litellm.acompletion(
+            model=MODEL, messages=[{"role": "user", "content": "How did I pay?"}]
+        )
+        return await callback.arun_tools(response, {"lookup_payment": lookup_payment})
+
+    (reply,) = asyncio.run(run())
+    assert reply["content"] == "visa [card number removed]"
 
 
 # --- fail closed and open --------------------------------------------------------------------
