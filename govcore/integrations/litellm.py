@@ -100,6 +100,16 @@ _INSIDE_WRAPPER: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
+def _litellm(module: str) -> Any:
+    """A LiteLLM module, imported when first needed (govcore imports without the extra)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(
+            "govcore.integrations.litellm needs LiteLLM: pip install 'govcore[litellm]'"
+        ) from error
+
+
 # ---------------------------------------------------------------------------------------------
 # Messages in the OpenAI format, as dicts or as LiteLLM's Message objects.
 # ---------------------------------------------------------------------------------------------
@@ -504,7 +514,7 @@ class _StreamState:
         delta.content = None
         delta.tool_calls = None
         if final is not None:
-            types = importlib.import_module("litellm.types.utils")
+            types = _litellm("litellm.types.utils")
             delta.tool_calls = [
                 types.ChatCompletionDeltaToolCall(
                     id=call.id,
@@ -549,9 +559,7 @@ class GovernanceCallback:
         # class when first needed, so that govcore imports without LiteLLM.
         made = GovernanceCallback._litellm_classes.get(cls)
         if made is None:
-            custom_logger = importlib.import_module(
-                "litellm.integrations.custom_logger"
-            ).CustomLogger
+            custom_logger = _litellm("litellm.integrations.custom_logger").CustomLogger
             made = cls
             if not issubclass(cls, custom_logger):
                 namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
@@ -675,7 +683,7 @@ class GovernanceCallback:
             GovernanceUnavailableError: governance could not record the turns and fails closed
                 (no model call was made).
         """
-        litellm = importlib.import_module("litellm")
+        litellm = _litellm("litellm")
         session = self._session(kwargs.get("litellm_session_id"))
         history = list(kwargs["messages"])
         request = {**kwargs, "messages": _drive(session.conversation, _prepare(session, history))}
@@ -692,7 +700,7 @@ class GovernanceCallback:
     async def acompletion(self, **kwargs: Any) -> Any:
         """``litellm.acompletion(**kwargs)``, governed as :meth:`completion`; with
         ``stream=True`` an async iterator of chunks whose text is held back until checked."""
-        litellm = importlib.import_module("litellm")
+        litellm = _litellm("litellm")
         session = self._session(kwargs.get("litellm_session_id"))
         history = list(kwargs["messages"])
         messages = await _adrive(session.conversation, _prepare(session, history))
@@ -795,7 +803,7 @@ def _assembled(state: _StreamState) -> Any:
     """The streamed tool calls assembled into a response; ``None`` when there are none."""
     if not any(chunk.choices and chunk.choices[0].delta.tool_calls for chunk in state.chunks):
         return None
-    return importlib.import_module("litellm").stream_chunk_builder(state.chunks)
+    return _litellm("litellm").stream_chunk_builder(state.chunks)
 
 
 def _history(messages: Any) -> list[Any]:
