@@ -8,6 +8,8 @@ returns. Everything here is deterministic, which the property tests rely on.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,10 +28,13 @@ __all__ = [
     "BindingRecord",
     "ConversationRules",
     "ConversationState",
+    "MessageIds",
     "TurnOutcome",
     "advance_conversation",
     "iso_timestamp",
+    "message_digest",
     "prioritise",
+    "replayed_outcome",
     "verdicts_after",
 ]
 
@@ -202,12 +207,74 @@ class AppliesWhenVerdicts:
         return AppliesWhenVerdicts(decided)
 
 
+MESSAGE_DIGEST_BYTES = 8
+"""The bytes of a kept message id's digest: a new id collides with one of 1,000 kept ones with a
+chance of about 1,000 / 2**64 (docs/decisions/integration-identifiers.md)."""
+
+
+def message_digest(kind: Literal["message", "tool_call"], identifier: str) -> bytes:
+    """The digest a conversation keeps of a framework's message id (or, for a tool turn without
+    one, of its tool call id): the kind is hashed with it, so that a message id never matches
+    a call id that happens to be spelled the same."""
+    hashed = hashlib.blake2b(
+        identifier.encode(), digest_size=MESSAGE_DIGEST_BYTES, person=kind.encode()
+    )
+    return hashed.digest()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageIds:
+    """The digests of the message ids a conversation has recorded, oldest first, packed.
+
+    Kept as one byte string so that a turn that names no message pays nothing to carry them
+    over, and a replay check is one search of a few kilobytes.
+    """
+
+    packed: bytes = b""
+
+    def __len__(self) -> int:
+        return len(self.packed) // MESSAGE_DIGEST_BYTES
+
+    def __contains__(self, digest: object) -> bool:
+        if not isinstance(digest, bytes) or len(digest) != MESSAGE_DIGEST_BYTES:
+            return False
+        at = self.packed.find(digest)
+        while at != -1:
+            if at % MESSAGE_DIGEST_BYTES == 0:  # a match across two digests is no match
+                return True
+            at = self.packed.find(digest, at + 1)
+        return False
+
+    def added(self, digest: bytes, limit: int) -> MessageIds:
+        """The ids with ``digest`` added, keeping the latest ``limit``."""
+        packed = self.packed + digest
+        return MessageIds(packed[-limit * MESSAGE_DIGEST_BYTES :])
+
+    def encoded(self) -> str:
+        """The digests as base64 text, for the state's JSON header."""
+        return base64.b64encode(self.packed).decode()
+
+    @classmethod
+    def decoded(cls, text: str) -> MessageIds:
+        """What :meth:`encoded` wrote.
+
+        Raises:
+            ValueError: not base64 of whole digests.
+        """
+        packed = base64.b64decode(text, validate=True)
+        if len(packed) % MESSAGE_DIGEST_BYTES:
+            raise ValueError("the message ids are not whole digests")
+        return cls(packed)
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationState:
     """What govcore keeps of a conversation between turns.
 
     ``bindings`` are the active policies in the priority order of the last turn;
-    ``verdicts`` what the end user's attributes last decided of the ``appliesWhen`` policies.
+    ``verdicts`` what the end user's attributes last decided of the ``appliesWhen`` policies;
+    ``message_ids`` the digests of the frameworks' message ids recorded, the latest
+    ``ConversationRules.message_ids_limit``.
     """
 
     turn_count: int
@@ -216,6 +283,7 @@ class ConversationState:
     injection_block: str
     updated_at: float
     verdicts: AppliesWhenVerdicts = field(default_factory=AppliesWhenVerdicts)
+    message_ids: MessageIds = field(default_factory=MessageIds)
 
     def to_bytes(self) -> bytes:
         """A compact JSON header line, then the binding log's lines."""
@@ -231,6 +299,9 @@ class ConversationState:
             # Only when there are verdicts, so the state of a conversation without attributes
             # is byte for byte what earlier versions wrote (and read).
             header["when"] = [[fp, int(matched)] for fp, matched in self.verdicts.decided.items()]
+        if self.message_ids.packed:
+            # Likewise only when a turn named its message: older states read and write unchanged.
+            header["ids"] = self.message_ids.encoded()
         encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
         return encoded + b"\n" + self.binding_log.raw
 
@@ -259,6 +330,7 @@ class ConversationState:
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
             verdicts=AppliesWhenVerdicts({str(f): bool(m) for f, m in document.get("when", ())}),
+            message_ids=MessageIds.decoded(str(document.get("ids", ""))),
         )
 
 
@@ -269,6 +341,7 @@ class ConversationRules:
     release_after_unselected_turns: int = 3
     binding_log_limit: int = 500
     binding_log_max_bytes: int = 16 * 1024
+    message_ids_limit: int = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +387,7 @@ def advance_conversation(
     token_budget: int,
     count_tokens: TokenCounter,
     rules: ConversationRules,
+    message_id: bytes | None = None,
 ) -> TurnOutcome:
     """Record one turn.
 
@@ -331,6 +405,8 @@ def advance_conversation(
         token_budget: the budget of the injection block.
         count_tokens: the token estimate.
         rules: hold-and-release and log settings.
+        message_id: the :func:`message_digest` of the turn's message id, kept with the state
+            (the caller has made sure it is not kept already: :func:`replayed_outcome`).
 
     Returns:
         The new state and the diff. A policy that is not selected again for
@@ -386,6 +462,7 @@ def advance_conversation(
         injection_block=block,
         updated_at=now,
         verdicts=verdicts.kept_for(policy_set, bindings),
+        message_ids=_ids_after(state, message_id, rules.message_ids_limit),
     )
     return TurnOutcome(
         state=new_state,
@@ -395,5 +472,53 @@ def advance_conversation(
         newly_released=tuple(gone),
         still_active=tuple(still),
         events=events,
+        token_estimate=estimate,
+    )
+
+
+def _ids_after(state: ConversationState | None, digest: bytes | None, limit: int) -> MessageIds:
+    kept = state.message_ids if state is not None else MessageIds()
+    return kept if digest is None else kept.added(digest, limit)
+
+
+def replayed_outcome(
+    state: ConversationState | None,
+    message_id: bytes | None,
+    *,
+    policy_set: PolicySet,
+    token_budget: int,
+    count_tokens: TokenCounter,
+) -> TurnOutcome | None:
+    """What a turn whose message the conversation has recorded already answers, or ``None``
+    when it is a new turn (no message id, no conversation, or an id not kept).
+
+    The replay records nothing: the outcome describes the conversation as it stands, its
+    latest turn's index, its active policies (all of them still active, in the stored
+    priority order, none newly applicable or released, no binding event), and their injection
+    block rendered within this request's ``token_budget`` (so that ``tokenEstimate <=
+    tokenBudget`` holds whatever budget the replay asks for). A policy that a new configuration
+    removed is left out, as a snapshot leaves it out.
+    """
+    if state is None or message_id is None or message_id not in state.message_ids:
+        return None
+    by_id = policy_set.by_id
+    active = tuple(by_id[b.policy_id] for b in state.bindings if b.policy_id in by_id)
+    block, estimate = render_injection_block(list(active), token_budget, count_tokens)
+    return TurnOutcome(
+        state=ConversationState(
+            turn_count=state.turn_count,
+            bindings=state.bindings,
+            binding_log=state.binding_log,
+            injection_block=block,
+            updated_at=state.updated_at,
+            verdicts=state.verdicts,
+            message_ids=state.message_ids,
+        ),
+        turn_index=state.turn_count,
+        active=active,
+        newly_applicable=(),
+        newly_released=(),
+        still_active=active,
+        events=(),
         token_estimate=estimate,
     )
