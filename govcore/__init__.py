@@ -6,6 +6,9 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
+
 from govcore._version import __version__
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
@@ -52,7 +55,7 @@ from govcore.models import (
     Violation,
 )
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.stream_guard import StreamGuard
+from govcore.stream_guard import StreamCheckClient, StreamGuard
 from govcore.types import (
     Admission,
     AsyncPipelinedStore,
@@ -71,11 +74,29 @@ from govcore.types import (
     StoreWrite,
 )
 
+if _typing.TYPE_CHECKING:
+    from govcore.backends.memory import AsyncMemoryStore, MemoryStore
+
+# Names of backend modules, imported at first use: importing govcore imports no backend.
+_LAZY = {
+    "AsyncMemoryStore": "govcore.backends.memory",
+    "MemoryStore": "govcore.backends.memory",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'govcore' has no attribute {name!r}")
+    return getattr(_importlib.import_module(module), name)
+
+
 __all__ = [
     "Admission",
     "ApplicablePolicy",
     "AsyncGovernance",
     "AsyncGovernanceClient",
+    "AsyncMemoryStore",
     "AsyncPipelinedStore",
     "AsyncStore",
     "AuthenticationError",
@@ -99,6 +120,7 @@ __all__ = [
     "InvalidRequestError",
     "JsonlDecisionLog",
     "MemoryDecisionLog",
+    "MemoryStore",
     "MethodNotAllowedError",
     "NotFoundError",
     "OutputViolation",
@@ -120,6 +142,7 @@ __all__ = [
     "StoreCommit",
     "StoreReads",
     "StoreWrite",
+    "StreamCheckClient",
     "StreamCheckRequest",
     "StreamCheckResponse",
     "StreamGuard",
