@@ -21,6 +21,8 @@ from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import TokenCounter
 
 __all__ = [
+    "MESSAGE_DIGEST_BYTES",
+    "MESSAGE_DIGEST_CHARS",
     "AppliesWhenVerdicts",
     "Binding",
     "BindingEventKind",
@@ -207,64 +209,65 @@ class AppliesWhenVerdicts:
         return AppliesWhenVerdicts(decided)
 
 
-MESSAGE_DIGEST_BYTES = 8
+MESSAGE_DIGEST_BYTES = 9
 """The bytes of a kept message id's digest: a new id collides with one of 1,000 kept ones with a
-chance of about 1,000 / 2**64 (docs/decisions/integration-identifiers.md)."""
+chance of about 1,000 / 2**72 (docs/decisions/integration-identifiers.md). A multiple of 3, so
+that each digest is 12 whole base64 characters and the kept ids are searched and trimmed as
+text, never decoded."""
+MESSAGE_DIGEST_CHARS = MESSAGE_DIGEST_BYTES * 4 // 3
 
 
-def message_digest(kind: Literal["message", "tool_call"], identifier: str) -> bytes:
+def message_digest(kind: Literal["message", "tool_call"], identifier: str) -> str:
     """The digest a conversation keeps of a framework's message id (or, for a tool turn without
-    one, of its tool call id): the kind is hashed with it, so that a message id never matches
-    a call id that happens to be spelled the same."""
+    one, of its tool call id), as base64 text: the kind is hashed with it, so that a message id
+    never matches a call id that happens to be spelled the same."""
     hashed = hashlib.blake2b(
         identifier.encode(), digest_size=MESSAGE_DIGEST_BYTES, person=kind.encode()
     )
-    return hashed.digest()
+    return base64.b64encode(hashed.digest()).decode()
 
 
 @dataclass(frozen=True, slots=True)
 class MessageIds:
-    """The digests of the message ids a conversation has recorded, oldest first, packed.
+    """The digests of the message ids a conversation has recorded, oldest first, as one text of
+    :data:`MESSAGE_DIGEST_CHARS` characters per digest.
 
-    Kept as one byte string so that a turn that names no message pays nothing to carry them
-    over, and a replay check is one search of a few kilobytes.
+    Kept as the very text the state stores, so that a turn carries them over, checks a replay
+    (one search of a few kilobytes) and adds one without decoding anything.
     """
 
-    packed: bytes = b""
+    packed: str = ""
 
     def __len__(self) -> int:
-        return len(self.packed) // MESSAGE_DIGEST_BYTES
+        return len(self.packed) // MESSAGE_DIGEST_CHARS
 
     def __contains__(self, digest: object) -> bool:
-        if not isinstance(digest, bytes) or len(digest) != MESSAGE_DIGEST_BYTES:
+        if not isinstance(digest, str) or len(digest) != MESSAGE_DIGEST_CHARS:
             return False
         at = self.packed.find(digest)
         while at != -1:
-            if at % MESSAGE_DIGEST_BYTES == 0:  # a match across two digests is no match
+            if at % MESSAGE_DIGEST_CHARS == 0:  # a match across two digests is no match
                 return True
             at = self.packed.find(digest, at + 1)
         return False
 
-    def added(self, digest: bytes, limit: int) -> MessageIds:
+    def added(self, digest: str, limit: int) -> MessageIds:
         """The ids with ``digest`` added, keeping the latest ``limit``."""
         packed = self.packed + digest
-        return MessageIds(packed[-limit * MESSAGE_DIGEST_BYTES :])
-
-    def encoded(self) -> str:
-        """The digests as base64 text, for the state's JSON header."""
-        return base64.b64encode(self.packed).decode()
+        return MessageIds(packed[-limit * MESSAGE_DIGEST_CHARS :])
 
     @classmethod
     def decoded(cls, text: str) -> MessageIds:
-        """What :meth:`encoded` wrote.
+        """The ids as the state stored them.
 
         Raises:
-            ValueError: not base64 of whole digests.
+            ValueError: not whole digests of base64 text.
         """
-        packed = base64.b64decode(text, validate=True)
-        if len(packed) % MESSAGE_DIGEST_BYTES:
-            raise ValueError("the message ids are not whole digests")
-        return cls(packed)
+        # Length and ASCII only: a character outside base64 could only make a digest match
+        # nothing, and checking each of 12,000 characters at every turn costs more than that.
+        if len(text) % MESSAGE_DIGEST_CHARS or not text.isascii():
+            raise ValueError("the message ids are not whole base64 digests")
+        return cls(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +304,7 @@ class ConversationState:
             header["when"] = [[fp, int(matched)] for fp, matched in self.verdicts.decided.items()]
         if self.message_ids.packed:
             # Likewise only when a turn named its message: older states read and write unchanged.
-            header["ids"] = self.message_ids.encoded()
+            header["ids"] = self.message_ids.packed
         encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
         return encoded + b"\n" + self.binding_log.raw
 
@@ -387,7 +390,7 @@ def advance_conversation(
     token_budget: int,
     count_tokens: TokenCounter,
     rules: ConversationRules,
-    message_id: bytes | None = None,
+    message_id: str | None = None,
 ) -> TurnOutcome:
     """Record one turn.
 
@@ -476,14 +479,14 @@ def advance_conversation(
     )
 
 
-def _ids_after(state: ConversationState | None, digest: bytes | None, limit: int) -> MessageIds:
+def _ids_after(state: ConversationState | None, digest: str | None, limit: int) -> MessageIds:
     kept = state.message_ids if state is not None else MessageIds()
     return kept if digest is None else kept.added(digest, limit)
 
 
 def replayed_outcome(
     state: ConversationState | None,
-    message_id: bytes | None,
+    message_id: str | None,
     *,
     policy_set: PolicySet,
     token_budget: int,

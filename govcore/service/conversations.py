@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from govcore.config import GovernanceSettings
 from govcore.core.conversation import (
+    ConversationState,
     TurnOutcome,
     advance_conversation,
     iso_timestamp,
@@ -235,7 +236,7 @@ class IdentifiedTurn:
     tool_name: str | None = None
     tool_call_id: str | None = None
 
-    def digest(self) -> bytes | None:
+    def digest(self) -> str | None:
         """What the conversation keeps of the turn's identity, if it has one."""
         if self.message_id is not None:
             return message_digest("message", self.message_id)
@@ -352,11 +353,9 @@ def record_identified_turn(
             trace_id=trace_id,
         )
 
-    def replay_of(raw_state: bytes | None) -> TurnOutcome | None:
-        if digest is None or raw_state is None:
-            return None
+    def replay_of(state: ConversationState | None) -> TurnOutcome | None:
         return replayed_outcome(
-            service.decode_state(raw_state, conv_key),
+            state,
             digest,
             policy_set=policy_set,
             token_budget=request.token_budget,
@@ -366,10 +365,10 @@ def record_identified_turn(
     looked: bytes | None = None
     if digest is not None or history:
         looked = yield from read(reads, conv_key)
-    if idem_key is None:
+    if idem_key is None and digest is not None and looked is not None:
         # A replay seen in the state read with the admission costs no retrieval and no write;
         # the atomic update below looks again, for a replay that raced this request.
-        early = replay_of(looked)
+        early = replay_of(service.decode_state(looked, conv_key))
         if early is not None:
             return Result(respond(early))
 
@@ -401,10 +400,10 @@ def record_identified_turn(
 
     def advance(raw_state: bytes | None, now: float) -> tuple[TurnOutcome, bool]:
         """The turn's outcome, and whether it is new (else a replay, which writes nothing)."""
-        replay = replay_of(raw_state)
+        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
+        replay = replay_of(state)
         if replay is not None:
             return replay, False
-        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
         verdicts = verdicts_after(state, policy_set, attributes)
         selected = select_policies(
             retrieve(state is None),

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import govcore
-from govcore.core.conversation import MESSAGE_DIGEST_BYTES, MessageIds, message_digest
+from govcore.core.conversation import MESSAGE_DIGEST_CHARS, MessageIds, message_digest
 from govcore.testing import FakeClock, RedisServer
 from tests.support import FULL_KEY, config, fresh_url, turn
 
@@ -219,10 +219,12 @@ def test_message_ids_match_whole_digests_only() -> None:
     """A digest is kept once it is added; bytes straddling two kept digests are not a match."""
     first, second = message_digest("message", "a"), message_digest("message", "b")
     kept = MessageIds().added(first, 10).added(second, 10)
-    half = MESSAGE_DIGEST_BYTES // 2
+    half = MESSAGE_DIGEST_CHARS // 2
     assert first in kept
     assert second in kept
     assert first[half:] + second[:half] not in kept
     assert message_digest("tool_call", "a") not in kept
-    assert MessageIds.decoded(kept.encoded()) == kept
+    assert MessageIds.decoded(kept.packed) == kept
+    with pytest.raises(ValueError, match="whole"):
+        MessageIds.decoded(kept.packed[1:])
     assert len(kept.added(message_digest("message", "c"), 2)) == 2
