@@ -230,3 +230,62 @@ def test_a_blocking_call_refuses_a_client_returning_coroutines() -> None:
     with pytest.raises(TypeError, match="afeed"):
         guard.feed("x")
     assert not lazy.started
+
+
+def test_release_serves_a_caller_that_feeds_deltas_itself(client: govcore.GovernanceClient) -> None:
+    """``feed`` + ``release`` (and ``finish`` + ``release``) show what ``wrap`` shows."""
+    text = _prose(8, 200) + " Card 4111 1111 1111 1111 on file. " + _prose(9, 50)
+    deltas = _split(text, list(range(0, len(text), 6)))
+    wrapped = "".join(govcore.StreamGuard(client, _session()).wrap(iter(deltas)))
+    guard = govcore.StreamGuard(client, _session())
+    shown = ""
+    for delta in deltas:
+        guard.feed(delta)
+        shown += guard.release()
+        assert "4111" not in shown
+    guard.finish()
+    shown += guard.release()
+    assert guard.release() == ""
+    assert shown == wrapped == guard.deliverable
+
+
+class Misjudging:
+    """A client whose streaming checks clear everything and whose finalize then redacts the
+    start of the text: what a violation found only at the end, reaching into text already
+    shown, looks like to the guard."""
+
+    def check_output_stream(self, request: dict[str, Any]) -> govcore.StreamCheckResponse:
+        return govcore.StreamCheckResponse(
+            session_id=request["sessionId"],
+            trace_id="t",
+            new_violations=[],
+            watermark=len(request["fullText"]),
+            is_complete=request["isFinal"],
+            risk_score=0.0,
+        )
+
+    def finalize_output(self, request: dict[str, Any]) -> govcore.PostInferenceResponse:
+        return govcore.PostInferenceResponse(
+            safe=False,
+            risk_score=0.9,
+            violations=[],
+            suggested_redaction="[removed]" + request["fullText"][9:],
+            policy_citations=[],
+            trace_id="t",
+        )
+
+
+def test_text_shown_that_the_verdict_redacts_stops_the_stream(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """When the deliverable does not start with what was shown, nothing more is yielded, one
+    warning says so, and ``deliverable`` is there to show instead."""
+    text = _prose(4, 300)
+    guard = govcore.StreamGuard(Misjudging(), _session())
+    with caplog.at_level("WARNING", logger="govcore"):
+        shown = "".join(guard.wrap(iter(_split(text, list(range(0, len(text), 50))))))
+    assert shown == guard.released
+    assert shown
+    assert text.startswith(shown)
+    assert guard.deliverable == "[removed]" + text[9:]
+    assert [r.message for r in caplog.records if "stream guard" in r.message]

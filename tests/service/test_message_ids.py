@@ -9,6 +9,7 @@ Redis URL) still knows them.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -228,3 +229,14 @@ def test_message_ids_match_whole_digests_only() -> None:
     with pytest.raises(ValueError, match="whole"):
         MessageIds.decoded(kept.packed[1:])
     assert len(kept.added(message_digest("message", "c"), 2)) == 2
+
+
+def test_the_wire_body_takes_no_message_id(gov: govcore.Governance) -> None:
+    """The identifiers are keywords of the typed client: over ``handle`` a ``messageId`` in the
+    body is an unknown field, as the specification's strict parsing says."""
+    body = json.dumps(turn(SESSION, "hello", messageId="m1"))
+    answer = gov.handle(
+        "POST", "/governance/conversation/turn", {"Authorization": f"Bearer {FULL_KEY}"}, body
+    )
+    assert answer.status == 400
+    assert [d["field"] for d in answer.json()["details"]] == ["messageId"]
