@@ -252,7 +252,7 @@ class GovernanceClient(BaseClient[Store]):
                 :meth:`post_inference`.
         """
         request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
-        return self._call(endpoints.POST_INFERENCE, request)
+        return self.post_inference(request)
 
 
 class AsyncGovernanceClient(BaseClient[AsyncStore]):
@@ -359,4 +359,4 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
     ) -> PostInferenceResponse:
         """As :meth:`GovernanceClient.check_tool_result`."""
         request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
-        return await self._call(endpoints.POST_INFERENCE, request)
+        return await self.post_inference(request)
