@@ -8,7 +8,7 @@ import enum
 import json
 import math
 import uuid
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import PurePosixPath
 from typing import Any
@@ -33,6 +33,10 @@ class Size(enum.IntEnum):
 
 class Tier(enum.StrEnum):
     GOLD = "gold"
+
+
+class Sku(str):
+    """A str subclass, as some libraries make their identifiers."""
 
 
 class Address(BaseModel):
@@ -89,6 +93,7 @@ def test_each_common_type_gets_its_json_form() -> None:
         "plain": {"n": None, "ok": True},
     }
     assert type(govcore.jsonable_arguments({"size": Size.LARGE})["size"]) is int
+    assert type(govcore.jsonable_arguments({"sku": Sku("A-1")})["sku"]) is str
 
 
 def test_the_arguments_given_are_left_as_they_were() -> None:
@@ -105,7 +110,7 @@ def test_the_arguments_given_are_left_as_they_were() -> None:
         ({"blob": b"raw"}, "arguments.blob", "a bytes"),
         ({"ratio": math.nan}, "arguments.ratio", "nan"),
         ({"nested": {3: "x"}}, "arguments.nested", "JSON keys are text"),
-        ({"gap": __import__("datetime").timedelta(days=1)}, "arguments.gap", "datetime.timedelta"),
+        ({"gap": timedelta(days=1)}, "arguments.gap", "datetime.timedelta"),
     ],
 )
 def test_a_value_with_no_json_form_is_refused_with_its_path_and_type(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 from typing import Any
 
 import pytest
@@ -66,6 +67,30 @@ def test_apply_redacts_a_card_number_out_of_the_arguments(
     gate = client.gate_tool_call(SESSION, "send_email", {"body": f"card {CARD} on file"})
     assert gate.action == "modify"
     assert gate.arguments == {"body": "card [card removed] on file"}
+
+
+def test_an_allowed_call_runs_with_the_callers_objects_not_their_json_form(
+    client: govcore.GovernanceClient,
+) -> None:
+    """Arguments are made JSON to be checked, but an allowed tool gets what it was given."""
+    arguments = {"amount": 40, "on": date(2026, 1, 2)}
+    gate = client.gate_tool_call(SESSION, "issue_refund", arguments)
+    assert gate.action == "allow"
+    assert gate.arguments["on"] == date(2026, 1, 2)
+
+
+def test_the_block_message_names_only_the_blocking_policies(
+    client: govcore.GovernanceClient,
+) -> None:
+    """A warning found beside the blocking violation is not what the model must change."""
+    gate = client.gate_tool_call(
+        SESSION, "send_email", {"body": f"we guarantee it, card {CARD}"}, on_fix="block"
+    )
+    assert gate.decision is not None
+    assert {v.policy_id for v in gate.decision.violations} == {"tone", "card-data"}
+    assert gate.message is not None
+    assert "card-data" in gate.message
+    assert "tone" not in gate.message
 
 
 def test_apply_blocks_when_the_safer_arguments_are_blocked_too(
@@ -260,7 +285,7 @@ def test_a_structured_result_is_checked_as_its_json_text(
     client: govcore.GovernanceClient,
 ) -> None:
     """A non-string result is serialised by the jsonable rules and checked as that text."""
-    result = {"customer": {"card": CARD, "since": __import__("datetime").date(2024, 5, 1)}}
+    result = {"customer": {"card": CARD, "since": date(2024, 5, 1)}}
     verdict = client.check_tool_result(SESSION, "lookup_customer", result)
     assert not verdict.safe
     assert json.loads(verdict.suggested_redaction) == {
