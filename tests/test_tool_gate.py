@@ -339,3 +339,15 @@ def test_the_asyncio_client_checks_tool_results_alike() -> None:
             )
 
     assert asyncio.run(check()) == expected
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "call_id", "field"), [("", None, "tool_name"), ("lookup", "", "call_id")]
+)
+def test_an_empty_tool_name_or_call_id_is_refused(
+    client: govcore.GovernanceClient, tool_name: str, call_id: str | None, field: str
+) -> None:
+    """The surface names a tool and, when given, a call: neither may be empty."""
+    with pytest.raises(govcore.InvalidRequestError) as caught:
+        client.check_tool_result(SESSION, tool_name, "ok", call_id=call_id)
+    assert caught.value.details[0].field == field
