@@ -33,6 +33,7 @@ from govcore.errors import (
 )
 from govcore.governance import AsyncGovernance, Governance
 from govcore.http import HttpResponse
+from govcore.jsonable import jsonable_arguments
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
@@ -56,6 +57,7 @@ from govcore.models import (
 )
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.stream_guard import StreamCheckClient, StreamGuard
+from govcore.tool_gate import FixReaction, ToolGate
 from govcore.types import (
     Admission,
     AsyncPipelinedStore,
@@ -73,6 +75,7 @@ from govcore.types import (
     StoreReads,
     StoreWrite,
 )
+from govcore.verdicts import BLOCK_CONFIDENCE, blocks, text_to_deliver
 
 if _typing.TYPE_CHECKING:
     from govcore.backends.memory import AsyncMemoryStore, MemoryStore
@@ -91,7 +94,9 @@ def __getattr__(name: str) -> _typing.Any:
     return getattr(_importlib.import_module(module), name)
 
 
-__all__ = [
+# Plain code-point order (sorted()), which the exported-members test checks; ruff's own
+# order would put constants first.
+__all__ = [  # noqa: RUF022
     "Admission",
     "ApplicablePolicy",
     "AsyncGovernance",
@@ -100,6 +105,7 @@ __all__ = [
     "AsyncPipelinedStore",
     "AsyncStore",
     "AuthenticationError",
+    "BLOCK_CONFIDENCE",
     "BackendError",
     "BindingEvent",
     "CandidateExplanation",
@@ -111,6 +117,7 @@ __all__ = [
     "DecisionQueue",
     "ExplainableIndex",
     "FinalizeOutputRequest",
+    "FixReaction",
     "GovcoreError",
     "Governance",
     "GovernanceClient",
@@ -149,10 +156,14 @@ __all__ = [
     "StreamViolation",
     "ToolCallDecision",
     "ToolCallRequest",
+    "ToolGate",
     "Turn",
     "TurnDiff",
     "TurnRequest",
     "TurnResponse",
     "Violation",
     "__version__",
+    "blocks",
+    "jsonable_arguments",
+    "text_to_deliver",
 ]

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from govcore.core.stream_window import STREAM_OVERLAP
 from govcore.models import PostInferenceResponse, StreamCheckResponse, StreamViolation
+from govcore.verdicts import text_to_deliver
 
 __all__ = ["StreamCheckClient", "StreamGuard"]
 
@@ -46,13 +47,6 @@ class StreamCheckClient(Protocol):
     def check_output_stream(self, request: Any, /) -> Any: ...
 
     def finalize_output(self, request: Any, /) -> Any: ...
-
-
-def _text_to_deliver(output: str, verdict: PostInferenceResponse) -> str:
-    """What a reader may be shown of ``output``: itself when the verdict is safe, else the
-    redaction. The public ``govcore.text_to_deliver`` (the one rule, added beside this module
-    in the same release) replaces this helper when both are merged."""
-    return output if verdict.safe else verdict.suggested_redaction
 
 
 class StreamGuard:
@@ -209,9 +203,10 @@ class StreamGuard:
 
     @property
     def deliverable(self) -> str | None:
-        """Once finished, what the reader may be shown of the whole output: the text when the
-        verdict is safe (warnings and audits keep it), else the suggested redaction."""
-        return _text_to_deliver(self.text, self.result) if self.result is not None else None
+        """Once finished, what the reader may be shown of the whole output
+        (:func:`govcore.text_to_deliver`): the text when the verdict is safe (warnings and
+        audits keep it), else the suggested redaction."""
+        return text_to_deliver(self.text, self.result) if self.result is not None else None
 
     @property
     def redaction(self) -> str | None:

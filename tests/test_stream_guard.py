@@ -142,8 +142,8 @@ def test_without_hold_back_deltas_pass_through(client: govcore.GovernanceClient)
 
 
 class Tracing:
-    """A tracing wrapper around a client: forwards every attribute, records each check and the
-    trace id it was given (and drops that keyword, which the wrapped client may not take)."""
+    """A tracing wrapper around a client: forwards every attribute, and records each check with
+    the trace id it was given before passing the call on."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
@@ -151,11 +151,11 @@ class Tracing:
 
     def check_output_stream(self, request: Any, **keywords: Any) -> Any:
         self.calls.append(("check_output_stream", keywords.get("trace_id")))
-        return self._inner.check_output_stream(request)
+        return self._inner.check_output_stream(request, **keywords)
 
     def finalize_output(self, request: Any, **keywords: Any) -> Any:
         self.calls.append(("finalize_output", keywords.get("trace_id")))
-        return self._inner.finalize_output(request)
+        return self._inner.finalize_output(request, **keywords)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -189,6 +189,8 @@ def test_a_wrapper_around_the_async_client_is_awaited() -> None:
     assert "4111" not in shown
     assert calls[-1] == ("finalize_output", "trace-1")
     assert {trace for _, trace in calls} == {"trace-1"}
+    assert guard.result is not None
+    assert guard.result.trace_id == "trace-1"
 
 
 def test_a_wrapper_around_the_blocking_client_is_not_awaited(
