@@ -31,13 +31,22 @@ object serves a framework's sync and async paths.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -226,7 +235,9 @@ class GovernedConversation:
 
     # --- failure -------------------------------------------------------------------------------
 
-    def _undecided(self, what: str, error: BaseException, outcome_closed: str, outcome_open: str) -> None:
+    def _undecided(
+        self, what: str, error: BaseException, outcome_closed: str, outcome_open: str
+    ) -> None:
         """Log the one line about a failure to decide."""
         outcome = outcome_closed if self.fail == "closed" else outcome_open
         self._log.warning(
@@ -240,16 +251,24 @@ class GovernedConversation:
 
     def _record_failed(self, what: str, error: BaseException) -> None:
         self._undecided(
-            what, error, "the model call is stopped", "the model call goes on with the last policies"
+            what,
+            error,
+            "the model call is stopped",
+            "the model call goes on with the last policies",
         )
         if self.fail == "closed":
             raise GovernanceUnavailableError(
                 f"govcore could not record the {what}: {type(error).__name__}"
             ) from error
 
-    def _gate_failed(self, tool_name: str, arguments: Mapping[str, Any], error: BaseException) -> ToolGate:
+    def _gate_failed(
+        self, tool_name: str, arguments: Mapping[str, Any], error: BaseException
+    ) -> ToolGate:
         self._undecided(
-            f"the tool call {tool_name!r}", error, "the tool call is blocked", "the tool call runs unchecked"
+            f"the tool call {tool_name!r}",
+            error,
+            "the tool call is blocked",
+            "the tool call runs unchecked",
         )
         if self.fail == "closed":
             return ToolGate(
@@ -402,7 +421,9 @@ class GovernedConversation:
     def _stream_failed(
         self, guard: StreamGuard, error: BaseException, rest: Iterable[str]
     ) -> Iterator[str]:
-        self._undecided("a streamed answer", error, "the rest is withheld", "the rest is passed on unchecked")
+        self._undecided(
+            "a streamed answer", error, "the rest is withheld", "the rest is passed on unchecked"
+        )
         if self.fail == "closed":
             yield WITHHELD_TEXT
             return
@@ -412,15 +433,15 @@ class GovernedConversation:
         yield from rest
 
     def _record_streamed(self, guard: StreamGuard, message_id: str | None) -> None:
-        try:
+        # The answer was checked and delivered; a lost record is logged, not raised.
+        with contextlib.suppress(GovernanceUnavailableError):
             self.record_assistant(guard.text, message_id=message_id)
-        except GovernanceUnavailableError:
-            # The answer was checked and delivered; a lost record is logged, not raised.
-            pass
 
     def stream_guard(self) -> StreamGuard:
         """A hold-back guard over this conversation (for adapters that drive the stream)."""
-        return StreamGuard(self._client, self.session_id, chunk_size=self.chunk_size, hold_back=True)
+        return StreamGuard(
+            self._client, self.session_id, chunk_size=self.chunk_size, hold_back=True
+        )
 
     def instructions(self, base: str | None = None) -> str:
         """``base`` instructions followed by the current injection block (either may be empty)."""
@@ -430,11 +451,11 @@ class GovernedConversation:
     # --- asyncio -------------------------------------------------------------------------------
 
     @staticmethod
-    async def _await(value: ResultT | Any) -> ResultT:
+    async def _await(value: Awaitable[ResultT] | ResultT) -> ResultT:
         # A tracing wrapper may hand back either a value or an awaitable: accept both.
         if inspect.isawaitable(value):
-            return await value  # type: ignore[no-any-return]
-        return value  # type: ignore[no-any-return]
+            return await value
+        return value
 
     async def arecord_user(self, text: str, *, message_id: str | None = None) -> str:
         """:meth:`record_user` for asyncio."""
@@ -536,9 +557,10 @@ class GovernedConversation:
                 )
                 verdict = response.post_inference_check
                 if verdict is None:
-                    verdict = await self._await(
+                    fetched: PostInferenceResponse = await self._await(
                         client.post_inference({"sessionId": self.session_id, "output": text})
                     )
+                    verdict = fetched
             except _UNDECIDED as error:
                 return self._check_failed("the answer", text, error)
             self._took(response, text)
@@ -563,7 +585,5 @@ class GovernedConversation:
                 async for delta in source:
                     yield delta
             return
-        try:
+        with contextlib.suppress(GovernanceUnavailableError):
             await self.arecord_assistant(guard.text, message_id=message_id)
-        except GovernanceUnavailableError:
-            pass

@@ -88,7 +88,11 @@ def config() -> dict[str, Any]:
                         "rate_limit_per_minute": None,
                     },
                 },
-                {"key": NO_TOOLS_KEY, "tenant": "desk", "settings": {"rate_limit_per_minute": None}},
+                {
+                    "key": NO_TOOLS_KEY,
+                    "tenant": "desk",
+                    "settings": {"rate_limit_per_minute": None},
+                },
             ],
         }
     )

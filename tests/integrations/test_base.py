@@ -54,7 +54,9 @@ def test_the_block_of_the_user_turn_goes_into_the_instructions() -> None:
 
 def test_a_conversation_without_a_session_id_gets_its_own() -> None:
     first, second = conversation(), conversation()
-    assert first.session_id and second.session_id and first.session_id != second.session_id
+    assert first.session_id
+    assert second.session_id
+    assert first.session_id != second.session_id
 
 
 def test_a_replayed_history_records_each_message_once() -> None:
@@ -97,13 +99,15 @@ def test_empty_assistant_text_records_nothing() -> None:
 
 def test_an_allowed_call_runs_with_its_own_arguments() -> None:
     gate = conversation().gate_tool("issue_refund", {"amount": REFUND_CAP - 1, "order": 3})
-    assert gate.action == "allow" and gate.runs
+    assert gate.action == "allow"
+    assert gate.runs
     assert gate.arguments == {"amount": REFUND_CAP - 1, "order": 3}
 
 
 def test_a_call_over_the_cap_runs_with_the_safer_arguments() -> None:
     gate = conversation().gate_tool("issue_refund", {"amount": 900, "order": 3})
-    assert gate.action == "modify" and gate.runs
+    assert gate.action == "modify"
+    assert gate.runs
     assert gate.arguments["order"] == 3
     assert gate.arguments["amount"] <= REFUND_CAP
 
@@ -111,15 +115,18 @@ def test_a_call_over_the_cap_runs_with_the_safer_arguments() -> None:
 @pytest.mark.parametrize("reaction", ["block", "retry"])
 def test_a_call_over_the_cap_is_refused_when_asked(reaction: str) -> None:
     gate = conversation(on_fix=reaction).gate_tool("issue_refund", {"amount": 900})
-    assert gate.action == "block" and not gate.runs
-    assert gate.message and "issue_refund" in gate.message
+    assert gate.action == "block"
+    assert not gate.runs
+    assert gate.message
+    assert "issue_refund" in gate.message
     assert gate.arguments == {"amount": 900}
 
 
 def test_a_denied_tool_is_blocked_with_a_message_for_the_model() -> None:
     gate = conversation().gate_tool("delete_account", {"user": "u-9"})
     assert gate.action == "block"
-    assert gate.message and "delete_account" in gate.message
+    assert gate.message
+    assert "delete_account" in gate.message
 
 
 def test_a_card_number_in_a_tool_call_is_never_sent() -> None:
@@ -140,17 +147,21 @@ def test_a_caller_error_is_raised_not_ridden_out() -> None:
 
 def test_an_answer_with_a_card_number_is_redacted() -> None:
     checked = conversation().check_answer(f"Your card {CARD} is on file.")
-    assert checked.changed and not checked.withheld
+    assert checked.changed
+    assert not checked.withheld
     assert CARD_DIGITS not in digits(checked.text)
     assert CARD_REPLACEMENT in checked.text
-    assert checked.verdict is not None and not checked.verdict.safe
+    assert checked.verdict is not None
+    assert not checked.verdict.safe
 
 
 def test_a_warning_only_answer_keeps_its_text() -> None:
     text = "It ships today with guaranteed delivery by Friday."
     checked = conversation().check_answer(text)
-    assert checked.text == text and not checked.changed
-    assert checked.verdict is not None and checked.verdict.safe
+    assert checked.text == text
+    assert not checked.changed
+    assert checked.verdict is not None
+    assert checked.verdict.safe
     assert [v.policy_id for v in checked.verdict.violations] == ["no-promises"]
 
 
@@ -226,8 +237,12 @@ def test_fail_closed_blocks_withholds_and_stops_the_model_call(
         answer = governed.check_answer("Your parcel left the depot.")
         with pytest.raises(GovernanceUnavailableError) as raised:
             governed.record_user("and now?")
-    assert gate.action == "block" and gate.decision is None and gate.message
-    assert answer.text == WITHHELD_TEXT and answer.withheld and answer.verdict is None
+    assert gate.action == "block"
+    assert gate.decision is None
+    assert gate.message
+    assert answer.text == WITHHELD_TEXT
+    assert answer.withheld
+    assert answer.verdict is None
     assert isinstance(raised.value.__cause__, govcore.BackendError)
     assert len(caplog.records) == 3
     assert all("fail closed" in record.getMessage() for record in caplog.records)
@@ -239,8 +254,10 @@ def test_fail_open_lets_through_and_says_so(caplog: pytest.LogCaptureFixture) ->
         gate = governed.gate_tool("issue_refund", {"amount": 900})
         answer = governed.check_answer("Your parcel left the depot.")
         block = governed.record_user("and now?")
-    assert gate.action == "allow" and gate.arguments == {"amount": 900}
-    assert answer.text == "Your parcel left the depot." and not answer.withheld
+    assert gate.action == "allow"
+    assert gate.arguments == {"amount": 900}
+    assert answer.text == "Your parcel left the depot."
+    assert not answer.withheld
     assert "PAY-1" in block  # the last block stays in the instructions
     assert len(caplog.records) == 3
     assert all("fail open" in record.getMessage() for record in caplog.records)
@@ -269,15 +286,14 @@ def test_a_stream_that_loses_govcore_withholds_the_rest() -> None:
 
 def test_the_async_twins_behave_the_same() -> None:
     async def scenario() -> None:
-        gov = govcore.AsyncGovernance.from_config(
-            support_config(), clock=FakeClock()
-        )
+        gov = govcore.AsyncGovernance.from_config(support_config(), clock=FakeClock())
         governed = GovernedConversation(gov.client(KEY), "async")
         block = await governed.arecord_user("Can I pay with my credit card?", message_id="u1")
         await governed.arecord_user("Can I pay with my credit card?", message_id="u1")
         assert "PAY-1" in block
         gate = await governed.agate_tool("issue_refund", {"amount": 900})
-        assert gate.action == "modify" and gate.arguments["amount"] <= REFUND_CAP
+        assert gate.action == "modify"
+        assert gate.arguments["amount"] <= REFUND_CAP
         checked = await governed.acheck_answer(f"Card {CARD} noted.")
         assert CARD_DIGITS not in digits(checked.text)
 
@@ -295,3 +311,19 @@ def test_the_async_twins_behave_the_same() -> None:
         await gov.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_stream_that_loses_govcore_fails_open_with_the_text_once() -> None:
+    store = SwitchableStore(FakeClock())
+    governed = GovernedConversation(  # type: ignore[arg-type]
+        governance(store).client(KEY), chunk_size=20, fail="open"
+    )
+    text = "Your parcel left the depot this morning. " * 20
+    seen = []
+    for index, piece in enumerate(
+        governed.stream(text[i : i + 10] for i in range(0, len(text), 10))
+    ):
+        seen.append(piece)
+        if index == 3:
+            store.down = True
+    assert "".join(seen) == text
