@@ -35,70 +35,20 @@ from litellm import CustomLLM
 from litellm.integrations.custom_logger import CustomLogger
 
 import govcore
-from govcore.errors import BackendError, InvalidRequestError
-from govcore.integrations import GovernanceUnavailableError
-from govcore.integrations.base import WITHHELD_TEXT
+from govcore.errors import InvalidRequestError
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
 from govcore.integrations.litellm import GovernanceCallback, message_ids
+from govcore.testing import FakeClock
+from tests.integrations import support
+from tests.integrations.support import CARD, CARD_REPLACEMENT, KEY, REFUND_CAP, SwitchableStore
 
-KEY = "gk_litellm_test_0001"
-CARD = "4111 1111 1111 1111"
 CARD_DIGITS = ("4111", "1111")
 MODEL = "scripted/support-bot"
+SEEN_CARD = "I'd like to pay by card for order A-1."
+"""A user turn that makes the card-data policy applicable, so the block is not empty."""
 
 # LiteLLM's types make pydantic warn about their ReadOnly TypedDict items; nothing of ours.
 pytestmark = pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")
-
-POLICIES: list[dict[str, Any]] = [
-    {
-        "id": "card-data",
-        "title": "Card numbers",
-        "summary": "Never repeat a card number; refer to a card by its brand and last four.",
-        "severity": 5,
-        "enforcement": "fix",
-        "citationRef": "PAY-1.1 Card numbers",
-        "alwaysOn": True,
-        "detect": [{"pii": "credit_card", "replacement": "[card number removed]"}],
-        "tools": [
-            {
-                "tool": "send_email",
-                "argument": "body",
-                "detect": [{"pii": "credit_card", "replacement": "[card number removed]"}],
-            }
-        ],
-    },
-    {
-        "id": "refund-limit",
-        "title": "Refund limit",
-        "summary": "The assistant refunds at most 500; larger refunds go to a human agent.",
-        "severity": 4,
-        "enforcement": "fix",
-        "citationRef": "REF-2.1 Refund limit",
-        "tools": [{"tool": "issue_refund", "argument": "amount", "max": 500}],
-    },
-    {
-        "id": "account-deletion",
-        "title": "Account deletion",
-        "summary": "Only the privacy office deletes accounts; the assistant files a request.",
-        "severity": 5,
-        "enforcement": "fix",
-        "citationRef": "PRV-3.1 Account deletion",
-        "tools": [{"tool": "delete_account", "deny": True}],
-    },
-]
-CONFIG: dict[str, Any] = {
-    "tenants": {"shop": {"policies": POLICIES}},
-    "keys": [
-        {
-            "key": KEY,
-            "tenant": "shop",
-            "settings": {
-                "post_inference_checking": "allowed",
-                "tool_call_governance": "allowed",
-                "rate_limit_per_minute": 10**9,
-            },
-        }
-    ],
-}
 
 
 def tool_call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
@@ -154,27 +104,6 @@ def _plain(message: Any) -> dict[str, Any]:
     return dict(message) if isinstance(message, dict) else message.model_dump(exclude_none=True)
 
 
-class SwitchableStore:
-    """A store that raises BackendError on every call while ``down``."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.backend_errors = store.backend_errors
-        self.down = False
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._store, name)
-        if not callable(attribute):
-            return attribute
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if self.down:
-                raise BackendError("the store is down (test)")
-            return attribute(*args, **kwargs)
-
-        return call
-
-
 @pytest.fixture
 def model() -> Iterator[ScriptedModel]:
     scripted = ScriptedModel()
@@ -187,13 +116,8 @@ def model() -> Iterator[ScriptedModel]:
 
 
 @pytest.fixture
-def governance() -> govcore.Governance:
-    return govcore.Governance.from_config(CONFIG)
-
-
-@pytest.fixture
-def client(governance: govcore.Governance) -> govcore.GovernanceClient:
-    return governance.client(KEY)
+def client() -> govcore.GovernanceClient:
+    return support.governance().client(KEY)
 
 
 @pytest.fixture
@@ -228,7 +152,7 @@ def test_block_is_in_every_model_request_of_a_sync_tool_loop(
     model.says("", tool_call("c1", "lookup_order", order="A-1")).says("It ships today.")
     messages: list[Any] = [
         {"role": "system", "content": "You are the shop's assistant."},
-        {"role": "user", "content": "Where is my order A-1?"},
+        {"role": "user", "content": SEEN_CARD},
     ]
     tools = {"lookup_order": lambda order: {"order": order, "status": "packed"}}
     response = callback.completion(model=MODEL, messages=messages)
@@ -236,7 +160,7 @@ def test_block_is_in_every_model_request_of_a_sync_tool_loop(
     final = callback.completion(model=MODEL, messages=messages)
 
     block = callback.conversation().injection_block
-    assert "PAY-1.1 Card numbers" in block
+    assert "PAY-1" in block
     assert len(model.requests) == 2
     for request in model.requests:
         assert system_text(request).startswith("You are the shop's assistant.")
@@ -252,7 +176,7 @@ def test_block_is_in_every_model_request_of_an_async_tool_loop(
     model.says("", tool_call("c1", "lookup_order", order="A-1")).says("It ships today.")
 
     async def run() -> None:
-        messages: list[Any] = [{"role": "user", "content": "Where is my order A-1?"}]
+        messages: list[Any] = [{"role": "user", "content": SEEN_CARD}]
         response = await litellm.acompletion(
             model=MODEL, messages=messages, litellm_session_id="conv-async"
         )
@@ -265,7 +189,7 @@ def test_block_is_in_every_model_request_of_an_async_tool_loop(
 
     asyncio.run(run())
     block = callback.conversation("conv-async").injection_block
-    assert block
+    assert "PAY-1" in block
     assert len(model.requests) == 2
     for request in model.requests:
         assert system_text(request) == block
@@ -311,9 +235,9 @@ def test_a_modified_call_runs_with_the_safer_arguments(
         response, {"issue_refund": lambda order, amount: refunds.append((order, amount))}
     )
 
-    assert refunds == [("A-1", 500)]
+    assert refunds == [("A-1", REFUND_CAP)]
     call = response.choices[0].message.tool_calls[0]
-    assert json.loads(call.function.arguments) == {"order": "A-1", "amount": 500}
+    assert json.loads(call.function.arguments) == {"order": "A-1", "amount": REFUND_CAP}
     gate = callback.tool_gate(call)
     assert gate is not None
     assert gate.action == "modify"
@@ -332,7 +256,7 @@ def test_a_tool_result_is_checked_before_the_model_reads_it(
     messages += [response.choices[0].message, *replies]
     callback.completion(model=MODEL, messages=messages)
 
-    assert "[card number removed]" in replies[0]["content"]
+    assert CARD_REPLACEMENT in replies[0]["content"]
     assert all(CARD not in str(message) for message in model.requests[1])
 
 
@@ -352,7 +276,7 @@ def test_a_raw_tool_result_in_the_history_is_redacted_in_the_request(
     tool_message = model.requests[0][-1]
     assert tool_message["role"] == "tool"
     assert CARD not in tool_message["content"]
-    assert "[card number removed]" in tool_message["content"]
+    assert CARD_REPLACEMENT in tool_message["content"]
     assert history[2]["content"] == f"card {CARD}"
 
 
@@ -365,7 +289,7 @@ def test_the_final_answer_is_redacted_on_the_sync_path(
     """Sync completion() (which runs no LiteLLM hook) returns the redacted answer."""
     model.says(f"Your card {CARD} is on file.")
     response = callback.completion(model=MODEL, messages=[{"role": "user", "content": "Card?"}])
-    assert response.choices[0].message.content == "Your card [card number removed] is on file."
+    assert response.choices[0].message.content == f"Your card {CARD_REPLACEMENT} is on file."
 
 
 def test_the_final_answer_is_redacted_on_the_async_path(
@@ -376,7 +300,7 @@ def test_the_final_answer_is_redacted_on_the_async_path(
     response = asyncio.run(
         litellm.acompletion(model=MODEL, messages=[{"role": "user", "content": "Card?"}])
     )
-    assert response.choices[0].message.content == "Your card [card number removed] is on file."
+    assert response.choices[0].message.content == f"Your card {CARD_REPLACEMENT} is on file."
 
 
 def test_a_clean_answer_is_delivered_unchanged(
@@ -417,7 +341,7 @@ def test_no_unchecked_text_reaches_a_sync_stream(
     )
     chunks = list(stream)
     delivered = assert_no_card_in_any_chunk(chunks)
-    assert delivered == STREAMED.replace(CARD, "[card number removed]")
+    assert delivered == STREAMED.replace(CARD, CARD_REPLACEMENT)
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert callback.conversation().injection_block in system_text(sent.calls[-1])
 
@@ -436,7 +360,7 @@ def test_no_unchecked_text_reaches_an_async_stream(callback: GovernanceCallback)
 
     chunks = asyncio.run(run())
     delivered = assert_no_card_in_any_chunk(chunks)
-    assert delivered == STREAMED.replace(CARD, "[card number removed]")
+    assert delivered == STREAMED.replace(CARD, CARD_REPLACEMENT)
 
 
 def test_a_streamed_tool_call_is_held_to_the_end_and_gated(callback: GovernanceCallback) -> None:
@@ -459,7 +383,7 @@ def test_a_streamed_tool_call_is_held_to_the_end_and_gated(callback: GovernanceC
     with_calls = [chunk for chunk in chunks if chunk.choices[0].delta.tool_calls]
     assert with_calls == [chunks[-1]]
     (call,) = chunks[-1].choices[0].delta.tool_calls
-    assert json.loads(call.function.arguments) == {"order": "A-1", "amount": 500}
+    assert json.loads(call.function.arguments) == {"order": "A-1", "amount": REFUND_CAP}
     gate = callback.tool_gate(call)
     assert gate is not None
     assert gate.action == "modify"
@@ -506,6 +430,19 @@ def test_a_replayed_history_records_no_turn_twice(
     replay = [*messages, {"role": "user", "content": "Thanks!"}]
     asyncio.run(other_worker.acompletion(model=MODEL, messages=replay))
     assert client.get_conversation("conv-litellm").turn_count == recorded + 2
+
+
+def test_a_model_call_costs_two_govcore_calls(model: ScriptedModel) -> None:
+    """Per model call with a text answer: the new user turn recorded and the answer checked
+    once (which records it); the history sent again costs nothing more."""
+    counting = support.CountingClient(support.governance().client(KEY))
+    governed = GovernanceCallback(counting)
+    model.says("Hello!").says("It ships today.")
+    messages: list[Any] = [{"role": "user", "content": "Hi"}]
+    messages.append(governed.completion(model=MODEL, messages=messages).choices[0].message)
+    messages.append({"role": "user", "content": "Where is A-1?"})
+    governed.completion(model=MODEL, messages=messages)
+    assert counting.calls == {"record_turn": 4}
 
 
 def test_message_ids_are_stable_and_tell_repeats_apart() -> None:
@@ -575,17 +512,15 @@ def test_an_async_tool_runs_through_arun_tools(
         return await callback.arun_tools(response, {"lookup_payment": lookup_payment})
 
     (reply,) = asyncio.run(run())
-    assert reply["content"] == "visa [card number removed]"
+    assert reply["content"] == f"visa {CARD_REPLACEMENT}"
 
 
 # --- fail closed and open --------------------------------------------------------------------
 
 
 def fallible(store_down: bool = False) -> tuple[govcore.GovernanceClient, SwitchableStore]:
-    from govcore.backends.memory import MemoryStore
-
-    store = SwitchableStore(MemoryStore())
-    client = govcore.Governance.from_config(CONFIG, store=store).client(KEY)
+    store = SwitchableStore(FakeClock())
+    client = support.governance(store).client(KEY)
     store.down = store_down
     return client, store
 
