@@ -266,6 +266,8 @@ def _drive(conversation: GovernedConversation, plan: _Plan[T]) -> T:
                     function, arguments = args
                     result = function(**arguments)
                     if inspect.isawaitable(result):
+                        if inspect.iscoroutine(result):
+                            result.close()  # never awaited: no warning about it
                         raise TypeError(f"{function!r} is async: run it with arun_tools")
                 else:
                     result = getattr(conversation, name)(*args, **kwargs)

@@ -496,6 +496,20 @@ def test_arguments_that_are_not_json_block_the_call(
     assert "not a JSON object" in replies[0]["content"]
 
 
+def test_an_async_tool_is_refused_by_the_sync_tool_loop(
+    callback: GovernanceCallback, model: ScriptedModel
+) -> None:
+    """run_tools cannot await: a coroutine tool is a TypeError naming arun_tools."""
+    model.says("", tool_call("c1", "lookup_payment", order="A-1"))
+
+    async def lookup_payment(order: str) -> str:
+        return "visa"
+
+    response = callback.completion(model=MODEL, messages=[{"role": "user", "content": "Paid?"}])
+    with pytest.raises(TypeError, match="arun_tools"):
+        callback.run_tools(response, {"lookup_payment": lookup_payment})
+
+
 def test_an_async_tool_runs_through_arun_tools(
     callback: GovernanceCallback, model: ScriptedModel
 ) -> None:
