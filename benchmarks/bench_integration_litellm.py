@@ -6,8 +6,8 @@
 One command, one table. The model is LiteLLM's own test model (a scripted custom provider
 that answers through ``litellm.mock_completion``, offline), the store the in-memory one, the
 policies those of ``govcore demo``. Each row times the same step governed and ungoverned, call
-by call and interleaved (rotating which goes first), and reports the
-ungoverned time and the overhead, their difference call by call (median, p95, p99):
+by call and interleaved (rotating which goes first), and reports the ungoverned time and the
+overhead, their difference call by call (median, p95, p99):
 
 - model call, sync: ``GovernanceCallback.completion`` against ``litellm.completion`` in a
   conversation whose whole history is sent each time (a new user message, a text answer):
