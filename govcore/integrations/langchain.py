@@ -327,7 +327,7 @@ class GovernanceMiddleware(AgentMiddleware):  # type: ignore[misc]  # LangChain'
         name = call["name"]
         call_id = call.get("id")
         gate: ToolGate = yield _govern(
-            conversation.gate_tool, conversation.agate_tool, name, call["args"], call_id=call_id
+            conversation.gate_tool, conversation.agate_tool, name, call["args"]
         )
         if not gate.runs:
             # The tool does not run; the model reads why, as the result of its call.
