@@ -68,7 +68,11 @@ SCRIPT = [
     AIMessage(f"Done: I emailed you that your card {CARD} is saved for the order."),
     # Turn 2, streamed: the model repeats the card number in a long answer.
     AIMessage(
-        "Of course. For your records, the card on your account ends the way you typed it: "
+        "Of course. Your order N-1001 was paid when it shipped on Friday, and the receipt went to "
+        "the email address on your account. Standard deliveries take three to five business "
+        "days, and the carrier's tracking link is in your shipping confirmation. Should "
+        "anything arrive damaged, keep the packaging and send us a photo so that we can arrange "
+        "a replacement. For your records, the card on your account is the one you typed: "
         f"{CARD}. You can change it any time on the Payment Methods page of your account, "
         "which is the only place where card details should be entered."
     ),
@@ -101,7 +105,7 @@ def main() -> None:
     ):
         if isinstance(chunk, AIMessage) and chunk.text:
             pieces.append(chunk.text)
-            print(f"  piece {len(pieces)}: {chunk.text!r}")
+            print(f"  piece {len(pieces)} ({len(chunk.text)} characters): {chunk.text[:60]!r}...")
     print(f"  the caller saw: {''.join(pieces)}")
 
     turns = gov.client(DEMO_KEY).get_conversation("customer-42").turn_count

@@ -396,7 +396,7 @@ class GovernanceMiddleware(AgentMiddleware):  # type: ignore[misc]  # LangChain'
             pieces = conversation.stream(
                 itertools.chain([first], deltas), message_id=answer.message_id
             )
-            yield from answer.delivered(pieces)
+            yield from answer.delivered(pieces, deltas)
 
     async def astream(
         self,
@@ -423,7 +423,7 @@ class GovernanceMiddleware(AgentMiddleware):  # type: ignore[misc]  # LangChain'
                     yield pair
                 continue
             pieces = conversation.astream(_prepended(first, deltas), message_id=answer.message_id)
-            async for pair in answer.adelivered(pieces):
+            async for pair in answer.adelivered(pieces, deltas):
                 yield pair
 
 
@@ -669,21 +669,32 @@ class _Answer:
     def _whole(self, text: str) -> _Pair:
         return self.first.model_copy(update={"content": text}), self.metadata
 
-    def delivered(self, pieces: Iterator[str]) -> Iterator[_Pair]:
-        """What the caller receives: the checked pieces, then the chunks' other contents."""
+    def delivered(self, pieces: Iterator[str], deltas: Iterator[str]) -> Iterator[_Pair]:
+        """What the caller receives: the checked pieces, then the chunks' other contents.
+
+        When govcore fails mid-answer the held-back stream stops taking ``deltas``: the rest of
+        the answer's chunks are taken here (their text withheld, or passed on by the stream
+        when it fails open), so that they do not start an answer of their own.
+        """
         if isinstance(self.first, AIMessageChunk):
             for piece in pieces:
                 yield self._piece(piece)
         else:
             yield self._whole("".join(pieces))
+        for _ in deltas:
+            pass
         yield from self.trailing
 
-    async def adelivered(self, pieces: AsyncIterator[str]) -> AsyncIterator[_Pair]:
+    async def adelivered(
+        self, pieces: AsyncIterator[str], deltas: AsyncIterator[str]
+    ) -> AsyncIterator[_Pair]:
         """:meth:`delivered` from an async stream of pieces."""
         if isinstance(self.first, AIMessageChunk):
             async for piece in pieces:
                 yield self._piece(piece)
         else:
             yield self._whole("".join([piece async for piece in pieces]))
+        async for _ in deltas:
+            pass
         for pair in self.trailing:
             yield pair

@@ -260,7 +260,7 @@ def test_a_denied_tool_never_runs_and_the_model_reads_why(run: Run) -> None:
     [result] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert result.status == "error"
     assert "delete_account" in result.text
-    assert "ACC-3" in result.text
+    assert "no-account-deletion" in result.text
     assert result in model.requests[-1]
 
 
@@ -293,7 +293,7 @@ def test_a_call_over_the_cap_is_not_run_when_asked(run: Run, on_fix: Any) -> Non
     assert desk.ran == []
     [result] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     assert result.status == "error"
-    assert "REF-2" in result.text
+    assert "refund-cap" in result.text
 
 
 def test_parallel_calls_are_gated_one_by_one(run: Run) -> None:
@@ -470,7 +470,7 @@ def failing_after_first_turn() -> tuple[govcore.GovernanceClient, SwitchableStor
     return governance(store).client(KEY), store
 
 
-def test_fail_closed_does_not_run_the_tool_nor_the_next_model_call() -> None:
+def test_fail_closed_does_not_run_the_tool_nor_the_next_model_call(run: Run) -> None:
     """The store goes down during the model call: the tool is not run, and the next model call
     does not run without its policies."""
     client, store = failing_after_first_turn()
@@ -484,12 +484,12 @@ def test_fail_closed_does_not_run_the_tool_nor_the_next_model_call() -> None:
     model = ScriptedModel(messages=script())
     middleware = GovernanceMiddleware(client)
     with pytest.raises(GovernanceUnavailableError):
-        agent_of(model, middleware, desk).invoke(user("Where is order A1?"))
+        run(agent_of(model, middleware, desk), user("Where is order A1?"))
     assert desk.ran == []
     assert len(model.requests) == 1
 
 
-def test_fail_closed_withholds_the_answer() -> None:
+def test_fail_closed_withholds_the_answer(run: Run) -> None:
     """An answer that cannot be checked is replaced by the withheld notice."""
     client, store = failing_after_first_turn()
 
@@ -498,13 +498,14 @@ def test_fail_closed_withholds_the_answer() -> None:
         yield AIMessage(f"Your card {CARD} is on file.")
 
     middleware = GovernanceMiddleware(client)
-    state = agent_of(ScriptedModel(messages=script()), middleware, Desk()).invoke(
-        user("Which card do I pay with?")
+    state = run(
+        agent_of(ScriptedModel(messages=script()), middleware, Desk()),
+        user("Which card do I pay with?"),
     )
     assert state["messages"][-1].text == WITHHELD_TEXT
 
 
-def test_fail_closed_withholds_a_streamed_answer() -> None:
+def test_fail_closed_withholds_a_streamed_answer(stream: Stream) -> None:
     """A streamed answer that cannot be checked ends in the withheld notice, and no unchecked
     text reaches the caller."""
     client, store = failing_after_first_turn()
@@ -515,14 +516,11 @@ def test_fail_closed_withholds_a_streamed_answer() -> None:
 
     middleware = GovernanceMiddleware(client, chunk_size=30)
     agent = agent_of(ScriptedModel(messages=script()), middleware, Desk())
-    seen = ""
-    for message, _ in middleware.stream(agent, user("Which card do I pay with?")):
-        seen += message.text
-        assert CARD_DIGITS not in digits(seen)
-    assert seen == WITHHELD_TEXT
+    pairs = stream(middleware, agent, user("Which card do I pay with?"))
+    assert answer_text(pairs) == WITHHELD_TEXT
 
 
-def test_fail_open_lets_the_tool_and_the_answer_through() -> None:
+def test_fail_open_lets_the_tool_and_the_answer_through(run: Run) -> None:
     """With fail="open" the tool runs with its own arguments and the answer is delivered."""
     client, store = failing_after_first_turn()
     desk = Desk()
@@ -533,8 +531,9 @@ def test_fail_open_lets_the_tool_and_the_answer_through() -> None:
         yield AIMessage("Refunded 900.")
 
     middleware = GovernanceMiddleware(client, fail="open")
-    state = agent_of(ScriptedModel(messages=script()), middleware, desk).invoke(
-        user("Refund order A1 please.")
+    state = run(
+        agent_of(ScriptedModel(messages=script()), middleware, desk),
+        user("Refund order A1 please."),
     )
     assert desk.ran == [("issue_refund", {"order_id": "A1", "amount": 900})]
     assert state["messages"][-1].text == "Refunded 900."
