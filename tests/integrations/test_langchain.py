@@ -23,6 +23,7 @@ if os.environ.get("CI", "").lower() != "true":
     )
 
 from langchain.agents import create_agent
+from langchain.tools import ToolRuntime
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -35,7 +36,13 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 from pydantic import Field
+
+import govcore
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
+from govcore.integrations.langchain import GovernanceMiddleware
+from govcore.testing import FakeClock
 from tests.integrations.support import (
     CARD,
     CARD_DIGITS,
@@ -45,11 +52,6 @@ from tests.integrations.support import (
     SwitchableStore,
     governance,
 )
-
-import govcore
-from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
-from govcore.integrations.langchain import GovernanceMiddleware
-from govcore.testing import FakeClock
 
 INSTRUCTIONS = "You are the support desk's assistant."
 FILLER = "Thank you for waiting while I looked into your order and its payment. "
@@ -328,6 +330,26 @@ def test_a_tool_result_is_redacted_before_the_model_sees_it(run: Run) -> None:
     assert CARD_DIGITS not in digits(" ".join(m.text for m in model.requests[-1]))
 
 
+def test_a_tool_answering_with_a_command_has_its_message_checked(run: Run) -> None:
+    """A tool that updates the state with a Command has the ToolMessage in it checked too."""
+
+    @tool
+    def card_on_file(customer_id: str, runtime: ToolRuntime) -> Command[Any]:
+        """The customer's card on file."""
+        message = ToolMessage(f"Card on file: {CARD}.", tool_call_id=runtime.tool_call_id)
+        return Command(update={"messages": [message]})
+
+    desk = Desk()
+    desk.tools.append(card_on_file)
+    model = ScriptedModel(
+        messages=iter([calls(("card_on_file", {"customer_id": "c-7"})), AIMessage("Noted.")])
+    )
+    middleware = GovernanceMiddleware(governance().client(KEY))
+    state = run(agent_of(model, middleware, desk), user("Which card do I have on file?"))
+    [result] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert result.text == f"Card on file: {CARD_REPLACEMENT}."
+
+
 # --- answers -----------------------------------------------------------------------------------
 
 
@@ -460,6 +482,23 @@ def test_a_run_without_a_thread_uses_the_middlewares_session(run: Run) -> None:
     model = ScriptedModel(messages=iter([AIMessage("It arrived.")]))
     run(agent_of(model, middleware, Desk()), user("Where is order A1?"))
     assert client.get_conversation(middleware.session_id).turn_count == 2
+
+
+def test_a_thread_dropped_from_memory_records_nothing_twice_when_it_returns(run: Run) -> None:
+    """Beyond max_conversations the least recent thread is dropped from memory; when it comes
+    back, the ids kept in the store keep its history from being recorded again."""
+    client = governance().client(KEY)
+    middleware = GovernanceMiddleware(client, max_conversations=1)
+    model = ScriptedModel(
+        messages=iter([AIMessage("One."), AIMessage("Two."), AIMessage("Three.")])
+    )
+    agent = agent_of(model, middleware, Desk(), checkpointer=InMemorySaver())
+    run(agent, user("Where is order A1?"), thread("first"))
+    remembered = middleware.conversation("first")
+    run(agent, user("Where is order B2?"), thread("second"))
+    assert middleware.conversation("first") is not remembered  # dropped, and made anew
+    run(agent, user("Thanks!"), thread("first"))
+    assert client.get_conversation("first").turn_count == 4
 
 
 # --- when govcore cannot decide --------------------------------------------------------------------
