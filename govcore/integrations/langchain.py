@@ -633,7 +633,8 @@ class _Answer:
             message.tool_call_chunks or message.usage_metadata or message.chunk_position
         ):
             self.trailing.append((message.model_copy(update={"content": ""}), metadata))
-        return message.text
+        text: str = message.text
+        return text
 
     def _continues(self, pair: Any) -> bool:
         if self.ended or pair is None:
