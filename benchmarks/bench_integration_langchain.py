@@ -13,16 +13,18 @@ Needs the extra: ``pip install -e ".[langchain]"``. Two scenarios, each run with
 
 The overhead per model call is scenario 1's governed run minus its ungoverned run; per tool call,
 scenario 2's overhead minus scenario 1's (both have one user turn and one checked answer). Each
-round runs the four cases once, in a rotating order, so a noisy machine affects them alike; the
+round runs the six cases once, in a rotating order, so a noisy machine affects them alike; the
 "overhead" rows are the per-round differences. Every tenth run starts a new conversation (a
-thread), so turns are recorded into conversations of 1 to 10 turns. A last table splits the
-governed runs' overhead into the time spent in govcore's client calls and the rest, which is the
-adapter's own work (LangChain's middleware plumbing, message copies, the hooks' logic).
+thread), so turns are recorded into conversations of 1 to 10 turns. A third case isolates the
+adapter: the same governed runs with govcore's answers replayed (recorded once from the real
+client, returned at no cost), so what remains is the adapter's and the governed conversation's
+own work (the hooks, LangChain's middleware plumbing, message copies).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 import time
@@ -86,26 +88,39 @@ def lookup_order(order_id: str) -> str:
     return f"Order {order_id}: shipped on Friday with standard delivery, 2 items, paid."
 
 
-class TimedClient:
-    """Forwards to the typed client and adds up the time spent in its calls."""
+class ReplayingClient:
+    """Answers each govcore call the adapter makes with a response recorded once from the real
+    client, at no cost: a governed run through it is the adapter's (and the governed
+    conversation's) own work, without govcore's checks."""
 
     def __init__(self, client: govcore.GovernanceClient) -> None:
-        self._client = client
-        self.spent_ns = 0
+        session = "replay-recording"
+        self.turn = client.record_turn(
+            {"sessionId": session, "turn": {"role": "user", "content": QUESTIONS[0]}}
+        )
+        self.answer_turn = client.record_turn(
+            {
+                "sessionId": session,
+                "turn": {"role": "assistant", "content": ANSWER},
+                "checkOutput": True,
+            }
+        )
+        self.gate = client.gate_tool_call(session, "lookup_order", {"order_id": "N-1"})
+        self.verdict = client.post_inference({"sessionId": session, "output": ANSWER})
 
-    def __getattr__(self, name: str) -> Any:
-        target = getattr(self._client, name)
-        if not callable(target):
-            return target
+    def record_turn(self, request: Any, **identifiers: Any) -> Any:
+        return self.answer_turn if request.get("checkOutput") else self.turn
 
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter_ns()
-            try:
-                return target(*args, **kwargs)
-            finally:
-                self.spent_ns += time.perf_counter_ns() - start
+    def gate_tool_call(
+        self, session_id: str, tool_name: str, arguments: Any, **options: Any
+    ) -> Any:
+        return dataclasses.replace(self.gate, arguments=dict(arguments))
 
-        return timed
+    def check_tool_result(self, *args: Any, **kwargs: Any) -> Any:
+        return self.verdict
+
+    def post_inference(self, request: Any) -> Any:
+        return self.verdict
 
 
 def configuration() -> dict[str, Any]:
@@ -138,80 +153,80 @@ def main() -> None:
     warmup = 20
 
     gov = govcore.Governance.from_config(configuration())
-    client = TimedClient(gov.client(KEY))
-    middleware = GovernanceMiddleware(client)  # type: ignore[arg-type]
+    middlewares = {
+        "bare": None,
+        "gov": GovernanceMiddleware(gov.client(KEY)),
+        "replay": GovernanceMiddleware(ReplayingClient(gov.client(KEY))),  # type: ignore[arg-type]
+    }
     agents: dict[str, Any] = {}
-    for with_tool in (False, True):
-        for governed in (False, True):
-            agents[f"{'tool' if with_tool else 'text'}/{'gov' if governed else 'bare'}"] = (
-                create_agent(
-                    FakeModel(messages=answers(with_tool)),
-                    tools=[lookup_order],
-                    middleware=[middleware] if governed else [],
-                    system_prompt="You are Northwind Outfitters' support assistant.",
-                )
+    for scenario in ("text", "tool"):
+        for kind, middleware in middlewares.items():
+            agents[f"{scenario}/{kind}"] = create_agent(
+                FakeModel(messages=answers(with_tool=scenario == "tool")),
+                tools=[lookup_order],
+                middleware=[middleware] if middleware is not None else [],
+                system_prompt="You are Northwind Outfitters' support assistant.",
             )
     names = list(agents)
     times: dict[str, list[int]] = {name: [] for name in names}
-    govcore_ns: dict[str, list[int]] = {name: [] for name in names if name.endswith("gov")}
     runs = itertools.count()
 
-    def run(name: str, record: bool) -> None:
+    def run(name: str) -> int:
         index = next(runs)
         config = {"configurable": {"thread_id": f"{name}-{index // 10}"}}
         inputs = {"messages": [{"role": "user", "content": QUESTIONS[index % len(QUESTIONS)]}]}
-        spent = client.spent_ns
         start = time.perf_counter_ns()
         agents[name].invoke(inputs, config)
-        elapsed = time.perf_counter_ns() - start
-        if record:
-            times[name].append(elapsed)
-            if name in govcore_ns:
-                govcore_ns[name].append(client.spent_ns - spent)
+        return time.perf_counter_ns() - start
 
     for round_index in range(warmup + rounds):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
-            run(name, record=round_index >= warmup)
+            elapsed = run(name)
+            if round_index >= warmup:
+                times[name].append(elapsed)
 
-    def difference(governed: str, bare: str) -> list[int]:
-        return [g - b for g, b in zip(times[governed], times[bare], strict=True)]
-
-    text_overhead = difference("text/gov", "text/bare")
-    tool_overhead = difference("tool/gov", "tool/bare")
-    per_tool = [t - m for t, m in zip(tool_overhead, text_overhead, strict=True)]
+    def minus(first: list[int], second: list[int]) -> list[int]:
+        return [a - b for a, b in zip(first, second, strict=True)]
 
     table = Table(["run", *LATENCY_COLUMNS[:3]])
+    overheads: dict[str, list[int]] = {}
+    for kind in ("gov", "replay"):
+        per_model_call = minus(times[f"text/{kind}"], times["text/bare"])
+        per_tool_call = minus(minus(times[f"tool/{kind}"], times["tool/bare"]), per_model_call)
+        overheads[f"model/{kind}"] = per_model_call
+        overheads[f"tool/{kind}"] = per_tool_call
     rows: list[tuple[str, list[int]]] = [
-        ("text answer, ungoverned", times["text/bare"]),
+        ("text answer (1 model call), ungoverned", times["text/bare"]),
         ("text answer, governed", times["text/gov"]),
-        ("overhead per model call (governed - ungoverned)", text_overhead),
-        ("one tool call, ungoverned", times["tool/bare"]),
+        ("text answer, adapter alone (govcore's answers replayed)", times["text/replay"]),
+        ("one tool call (2 model calls), ungoverned", times["tool/bare"]),
         ("one tool call, governed", times["tool/gov"]),
-        ("overhead of the run with a tool call", tool_overhead),
-        ("overhead per tool call (minus the model call's)", per_tool),
+        ("one tool call, adapter alone", times["tool/replay"]),
+        ("overhead per model call, governed", overheads["model/gov"]),
+        ("overhead per model call, adapter alone", overheads["model/replay"]),
+        ("overhead per tool call, governed", overheads["tool/gov"]),
+        ("overhead per tool call, adapter alone", overheads["tool/replay"]),
     ]
     for label, values in rows:
         table.add(label, *Stats.of(values).cells()[:3])
 
-    split = Table(
-        ["governed run", "median overhead ms", "in govcore's calls ms", "adapter's own ms"]
-    )
-    for name, overhead in (("text/gov", text_overhead), ("tool/gov", tool_overhead)):
-        inside = Stats.of(govcore_ns[name]).median_ms
-        total = Stats.of(overhead).median_ms
-        split.add(name, f"{total:.3f}", f"{inside:.3f}", f"{total - inside:.3f}")
+    def p50(name: str) -> float:
+        return Stats.of(overheads[name]).median_ms
 
-    text_p50 = Stats.of(text_overhead).median_ms
-    tool_p50 = Stats.of(per_tool).median_ms
     print_section(
         "LangChain adapter overhead",
         table.render(),
-        split.render(),
         notes(
-            f"{rounds} rounds after {warmup} warm-up rounds; each round runs the four cases once.",
-            f"target < 1 ms p50 per model call: {text_p50:.3f} ms; "
-            f"target < 0.3 ms p50 per tool call: {tool_p50:.3f} ms.",
+            f"{rounds} rounds after {warmup} warm-up rounds; each round runs the six cases "
+            "once, in a rotating order; overheads are per-round differences.",
+            "per model call: the text answer's run minus the ungoverned one; per tool call: "
+            "the tool run's overhead minus the text answer's (both have one user turn and one "
+            "checked answer).",
+            f"p50 per model call: governed {p50('model/gov'):.3f} ms, adapter alone "
+            f"{p50('model/replay'):.3f} ms (target < 1 ms).",
+            f"p50 per tool call: governed {p50('tool/gov'):.3f} ms, adapter alone "
+            f"{p50('tool/replay'):.3f} ms (target < 0.3 ms).",
             *machine_facts(f"langchain {version('langchain')}, langgraph {version('langgraph')}"),
         ),
     )
