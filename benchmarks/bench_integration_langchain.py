@@ -26,9 +26,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -168,65 +169,83 @@ def main() -> None:
                 system_prompt="You are Northwind Outfitters' support assistant.",
             )
     names = list(agents)
-    times: dict[str, list[int]] = {name: [] for name in names}
+    clocks: dict[str, Callable[[], int]] = {
+        "wall-clock": time.perf_counter_ns,
+        "CPU time": time.process_time_ns,
+    }
+    times: dict[str, dict[str, list[int]]] = {clock: {n: [] for n in names} for clock in clocks}
     runs = itertools.count()
 
-    def run(name: str) -> int:
+    def run(name: str, record: bool) -> None:
         index = next(runs)
         config = {"configurable": {"thread_id": f"{name}-{index // 10}"}}
         inputs = {"messages": [{"role": "user", "content": QUESTIONS[index % len(QUESTIONS)]}]}
-        start = time.perf_counter_ns()
+        wall, cpu = time.perf_counter_ns(), time.process_time_ns()
         agents[name].invoke(inputs, config)
-        return time.perf_counter_ns() - start
+        if record:
+            times["CPU time"][name].append(time.process_time_ns() - cpu)
+            times["wall-clock"][name].append(time.perf_counter_ns() - wall)
 
     for round_index in range(warmup + rounds):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
-            elapsed = run(name)
-            if round_index >= warmup:
-                times[name].append(elapsed)
+            run(name, record=round_index >= warmup)
 
     def minus(first: list[int], second: list[int]) -> list[int]:
         return [a - b for a, b in zip(first, second, strict=True)]
 
-    table = Table(["run", *LATENCY_COLUMNS[:3]])
-    overheads: dict[str, list[int]] = {}
-    for kind in ("gov", "replay"):
-        per_model_call = minus(times[f"text/{kind}"], times["text/bare"])
-        per_tool_call = minus(minus(times[f"tool/{kind}"], times["tool/bare"]), per_model_call)
-        overheads[f"model/{kind}"] = per_model_call
-        overheads[f"tool/{kind}"] = per_tool_call
-    rows: list[tuple[str, list[int]]] = [
-        ("text answer (1 model call), ungoverned", times["text/bare"]),
-        ("text answer, governed", times["text/gov"]),
-        ("text answer, adapter alone (govcore's answers replayed)", times["text/replay"]),
-        ("one tool call (2 model calls), ungoverned", times["tool/bare"]),
-        ("one tool call, governed", times["tool/gov"]),
-        ("one tool call, adapter alone", times["tool/replay"]),
-        ("overhead per model call, governed", overheads["model/gov"]),
-        ("overhead per model call, adapter alone", overheads["model/replay"]),
-        ("overhead per tool call, governed", overheads["tool/gov"]),
-        ("overhead per tool call, adapter alone", overheads["tool/replay"]),
-    ]
-    for label, values in rows:
-        table.add(label, *Stats.of(values).cells()[:3])
+    blocks: list[str] = []
+    medians: dict[str, float] = {}
+    for clock, measured in times.items():
+        overheads: dict[str, list[int]] = {}
+        for kind in ("gov", "replay"):
+            per_model_call = minus(measured[f"text/{kind}"], measured["text/bare"])
+            overheads[f"model/{kind}"] = per_model_call
+            overheads[f"tool/{kind}"] = minus(
+                minus(measured[f"tool/{kind}"], measured["tool/bare"]), per_model_call
+            )
+            for what in ("model", "tool"):
+                medians[f"{clock} {what}/{kind}"] = Stats.of(overheads[f"{what}/{kind}"]).median_ms
+        rows: list[tuple[str, list[int]]] = [
+            ("text answer (1 model call), ungoverned", measured["text/bare"]),
+            ("text answer, governed", measured["text/gov"]),
+            ("text answer, adapter alone (govcore's answers replayed)", measured["text/replay"]),
+            ("one tool call (2 model calls), ungoverned", measured["tool/bare"]),
+            ("one tool call, governed", measured["tool/gov"]),
+            ("one tool call, adapter alone", measured["tool/replay"]),
+            ("overhead per model call, governed", overheads["model/gov"]),
+            ("overhead per model call, adapter alone", overheads["model/replay"]),
+            ("overhead per tool call, governed", overheads["tool/gov"]),
+            ("overhead per tool call, adapter alone", overheads["tool/replay"]),
+        ]
+        table = Table([f"run ({clock})", *LATENCY_COLUMNS[:3]])
+        for label, values in rows:
+            table.add(label, *Stats.of(values).cells()[:3])
+        blocks.append(table.render())
 
-    def p50(name: str) -> float:
-        return Stats.of(overheads[name]).median_ms
+    def summary(clock: str) -> list[str]:
+        return [
+            f"{clock} p50 per model call: governed {medians[f'{clock} model/gov']:.3f} ms, "
+            f"adapter alone {medians[f'{clock} model/replay']:.3f} ms (target < 1 ms); per "
+            f"tool call: governed {medians[f'{clock} tool/gov']:.3f} ms, adapter alone "
+            f"{medians[f'{clock} tool/replay']:.3f} ms (target < 0.3 ms).",
+        ]
 
     print_section(
         "LangChain adapter overhead",
-        table.render(),
+        *blocks,
         notes(
             f"{rounds} rounds after {warmup} warm-up rounds; each round runs the six cases "
             "once, in a rotating order; overheads are per-round differences.",
             "per model call: the text answer's run minus the ungoverned one; per tool call: "
             "the tool run's overhead minus the text answer's (both have one user turn and one "
             "checked answer).",
-            f"p50 per model call: governed {p50('model/gov'):.3f} ms, adapter alone "
-            f"{p50('model/replay'):.3f} ms (target < 1 ms).",
-            f"p50 per tool call: governed {p50('tool/gov'):.3f} ms, adapter alone "
-            f"{p50('tool/replay'):.3f} ms (target < 0.3 ms).",
+            "CPU time is the process's (all threads'): unlike wall-clock time it leaves out the "
+            "time the run waited while other processes had the CPU, which on a shared machine "
+            "makes a longer run look costlier than it is.",
+            *summary("wall-clock"),
+            *summary("CPU time"),
+            f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs.",
             *machine_facts(f"langchain {version('langchain')}, langgraph {version('langgraph')}"),
         ),
     )
