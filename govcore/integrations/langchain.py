@@ -443,6 +443,9 @@ def _record_history(thread: _Thread, messages: Sequence[BaseMessage]) -> _Plan[N
         if message_id is None or message_id in thread.recorded:
             continue
         if isinstance(message, HumanMessage):
+            if not message.text.strip():  # only images or files: no text for a turn
+                thread.recorded.add(message_id)
+                continue
             yield _govern(
                 conversation.record_user,
                 conversation.arecord_user,

@@ -475,6 +475,16 @@ def test_a_thread_is_its_own_conversation(run: Run) -> None:
         client.get_conversation(middleware.session_id)
 
 
+def test_a_user_message_without_text_is_no_turn(run: Run) -> None:
+    """A user message of only an image is not recorded (a turn needs text), and the run goes on."""
+    client = governance().client(KEY)
+    middleware = GovernanceMiddleware(client)
+    model = ScriptedModel(messages=iter([AIMessage("A nice picture.")]))
+    image = {"type": "image", "url": "https://example.com/parcel.png"}
+    run(agent_of(model, middleware, Desk()), {"messages": [HumanMessage(content=[image])]})
+    assert client.get_conversation(middleware.session_id).turn_count == 1  # the answer
+
+
 def test_a_run_without_a_thread_uses_the_middlewares_session(run: Run) -> None:
     """Without a thread id the middleware's own session (given, or a new one) is used."""
     client = governance().client(KEY)
