@@ -501,12 +501,13 @@ def _checked_tool_message(thread: _Thread, message: ToolMessage) -> _Plan[ToolMe
         message.content,
         call_id=message.tool_call_id,
     )
-    # The id is given here rather than by LangGraph's reducer later, so that the turn recorded
-    # now carries the id the thread's history shows when it is replayed.
-    update: dict[str, Any] = {"id": message.id or str(uuid.uuid4())}
     if checked.changed:
-        update["content"] = checked.text
-    message = message.model_copy(update=update)
+        message = message.model_copy(update={"content": checked.text})
+    if message.id is None:
+        # Given here rather than by LangGraph's reducer later, so that the turn recorded now
+        # carries the id the thread's history shows when it is replayed. (The message is the
+        # tool's own new object, or the copy above; LangGraph assigns ids the same way.)
+        message.id = str(uuid.uuid4())
     yield from _record_tool_message(thread, message)
     return message
 
