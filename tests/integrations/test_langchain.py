@@ -420,6 +420,19 @@ def test_a_streamed_run_with_tools_is_governed_end_to_end(stream: Stream) -> Non
     assert answer_text(pairs) == f"Refunded; the card {CARD_REPLACEMENT} gets the money."
 
 
+def test_a_model_that_does_not_stream_is_delivered_whole_once_checked(stream: Stream) -> None:
+    """A model that does not stream gives LangGraph one whole message: it reaches the caller
+    whole, redacted."""
+    model = ScriptedModel(
+        messages=iter([AIMessage(f"Your card {CARD} is on file.")]), disable_streaming=True
+    )
+    middleware = GovernanceMiddleware(governance().client(KEY))
+    pairs = stream(middleware, agent_of(model, middleware, Desk()), user("Which card is it?"))
+    [answer] = [m for m, _ in pairs if isinstance(m, AIMessage)]
+    assert not isinstance(answer, AIMessageChunk)
+    assert answer.text == f"Your card {CARD_REPLACEMENT} is on file."
+
+
 def test_the_stream_takes_only_messages_mode() -> None:
     """The governed stream refuses another stream mode, which it could not hold back."""
     middleware = GovernanceMiddleware(governance().client(KEY))
