@@ -11,7 +11,9 @@ import asyncio
 import json
 import os
 import re
+import runpy
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -605,3 +607,16 @@ def test_max_conversations_must_be_positive() -> None:
     """A middleware keeping no conversation is refused, naming the argument."""
     with pytest.raises(ValueError, match="max_conversations"):
         GovernanceMiddleware(governance().client(KEY), max_conversations=0)
+
+
+def test_the_example_application_runs_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/langchain_app.py runs with the fake model and no card number reaches its user."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "langchain_app.py"
+    runpy.run_path(str(example), run_name="__main__")
+    printed = capsys.readouterr().out
+    said_to_user = [line for line in printed.splitlines() if "answer:" in line or "saw:" in line]
+    assert len(said_to_user) == 2
+    assert all(CARD_DIGITS not in digits(line) for line in said_to_user)
+    assert all("[card number removed]" in line for line in said_to_user)  # the demo's wording
+    assert "send_email ran with body: 'Your card [card number removed] is saved.'" in printed
+    assert "5 turns recorded" in printed
