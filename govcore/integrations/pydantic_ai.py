@@ -44,6 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from govcore.integrations.base import FailMode, GovernedConversation
 from pydantic_ai.capabilities import (
     AbstractCapability,
     RawToolArgs,
@@ -75,8 +76,6 @@ from pydantic_ai.usage import RequestUsage
 
 from govcore import FixReaction
 from govcore.client import AsyncGovernanceClient, GovernanceClient
-from govcore.integrations.base import FailMode, GovernedConversation
-
 
 __all__ = ["GovernanceCapability"]
 
@@ -299,7 +298,9 @@ async def _record_history(state: _ConversationState, messages: Sequence[ModelMes
                     await conversation.arecord_user(prompt, message_id=message_id)
                 recorded.add(message_id)
             elif isinstance(part, ToolReturnPart):
-                message_id = _part_id(message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0)
+                message_id = _part_id(
+                    message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0
+                )
                 if message_id in recorded:
                     continue
                 await conversation.arecord_tool_result(
@@ -373,9 +374,9 @@ class _HoldBackModel(WrapperModel):
             state = self._capability._run_state(run_context)
             yield _HeldBackResponse(
                 model_request_parameters=model_request_parameters,
-                inner=stream,
-                state=state,
-                run_id=run_context.run_id,
+                source=stream,
+                conversation_state=state,
+                agent_run_id=run_context.run_id,
             )
 
 
@@ -388,13 +389,14 @@ class _HeldBackResponse(StreamedResponse):
     a violating answer). Other parts (tool calls, thinking) are passed on whole when they end.
     """
 
-    inner: StreamedResponse = field(kw_only=True)
-    state: _ConversationState = field(kw_only=True)
-    run_id: str | None = field(kw_only=True)
+    # Names of their own: StreamedResponse has a `state` field of its own, set by the framework.
+    source: StreamedResponse = field(kw_only=True)
+    conversation_state: _ConversationState = field(kw_only=True)
+    agent_run_id: str | None = field(kw_only=True)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         finished: list[ModelResponsePart] = []
-        events = aiter(self.inner)
+        events = aiter(self.source)
         first = ""
         async for event in events:
             first = _delta_text(event)
@@ -418,8 +420,10 @@ class _HeldBackResponse(StreamedResponse):
                     finished.append(part)
 
         source = deltas()
-        message_id = _response_id(self.run_id, self.inner.timestamp)
-        async for piece in self.state.conversation.astream(source, message_id=message_id):
+        message_id = _response_id(self.agent_run_id, self.source.timestamp)
+        async for piece in self.conversation_state.conversation.astream(
+            source, message_id=message_id
+        ):
             for part in finished:
                 yield self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
             finished.clear()
@@ -432,33 +436,33 @@ class _HeldBackResponse(StreamedResponse):
             pass
         for part in finished:
             yield self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
-        self.state.recorded.add(message_id)
+        self.conversation_state.recorded.add(message_id)
 
     def get(self) -> ModelResponse:
-        return dataclasses.replace(self.inner.get(), parts=self._parts_manager.get_parts())
+        return dataclasses.replace(self.source.get(), parts=self._parts_manager.get_parts())
 
     @property
     def usage(self) -> RequestUsage:
-        return self.inner.usage
+        return self.source.usage
 
     @property
     def model_name(self) -> str:
-        return self.inner.model_name
+        return self.source.model_name
 
     @property
     def provider_name(self) -> str | None:
-        return self.inner.provider_name
+        return self.source.provider_name
 
     @property
     def provider_url(self) -> str | None:
-        return self.inner.provider_url
+        return self.source.provider_url
 
     @property
     def timestamp(self) -> datetime:
-        return self.inner.timestamp
+        return self.source.timestamp
 
     async def close_stream(self) -> None:
-        await self.inner.close_stream()
+        await self.source.close_stream()
 
 
 def _delta_text(event: ModelResponseStreamEvent) -> str:

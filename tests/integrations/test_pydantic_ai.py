@@ -20,8 +20,8 @@ if os.environ.get("CI", "").lower() == "true":
 else:
     pytest.importorskip("pydantic_ai", reason="needs the extra: pip install 'govcore[pydantic-ai]'")
 
-from pydantic_ai import Agent, AgentRunResult  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Agent, AgentRunResult
+from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -30,15 +30,9 @@ from pydantic_ai.messages import (  # noqa: E402
     TextPart,
     TextPartDelta,
     ToolCallPart,
-    ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel  # noqa: E402
-
-import govcore  # noqa: E402
-from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError  # noqa: E402
-from govcore.integrations.pydantic_ai import GovernanceCapability  # noqa: E402
-from govcore.testing import FakeClock  # noqa: E402
-from tests.integrations.support import (  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from tests.integrations.support import (
     CARD,
     CARD_DIGITS,
     CARD_REPLACEMENT,
@@ -47,6 +41,11 @@ from tests.integrations.support import (  # noqa: E402
     SwitchableStore,
     governance,
 )
+
+import govcore
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
+from govcore.integrations.pydantic_ai import GovernanceCapability
+from govcore.testing import FakeClock
 
 PAY_PROMPT = "Can I pay for the order with my credit card number now?"
 INSTRUCTIONS = "You are the support desk's agent."
@@ -111,7 +110,9 @@ def desk(
     **options: Any,
 ) -> Desk:
     client = client if client is not None else governance().client(KEY)
-    return Desk(FunctionModel(model, stream_function=stream), GovernanceCapability(client, **options))
+    return Desk(
+        FunctionModel(model, stream_function=stream), GovernanceCapability(client, **options)
+    )
 
 
 def run(agent: Agent[None, str], prompt: str, **options: Any) -> AgentRunResult[str]:
