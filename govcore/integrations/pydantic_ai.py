@@ -36,6 +36,7 @@ way, on the ``govcore.integrations`` logger.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -44,7 +45,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from govcore.integrations.base import FailMode, GovernedConversation
+from govcore.integrations.base import FailMode, GovernanceUnavailableError, GovernedConversation
 from pydantic_ai.capabilities import (
     AbstractCapability,
     RawToolArgs,
@@ -245,19 +246,26 @@ class GovernanceCapability(AbstractCapability[Any]):
         request_context: ModelRequestContext,
         response: ModelResponse,
     ) -> ModelResponse:
-        text = _response_text(response)
-        if not text:
-            return response
         state = self._run_state(ctx)
         message_id = _response_id(ctx.run_id, response.timestamp)
         if message_id in state.recorded:
             # A streamed answer: its stream's checks covered it and it was recorded then.
             return response
-        checked = await state.conversation.acheck_answer(text, message_id=message_id)
+        output_tools = _output_tool_names(request_context.model_request_parameters)
+        parts = list(response.parts)
+        changed = False
+        text = _response_text(response)
+        if text:
+            checked = await state.conversation.acheck_answer(text, message_id=message_id)
+            if checked.changed:
+                parts, changed = _with_text(parts, checked.text), True
+        for index, part in enumerate(parts):
+            if isinstance(part, ToolCallPart) and part.tool_name in output_tools:
+                governed = await _checked_output_call(state, part, f"{message_id}:output:{index}")
+                if governed is not part:
+                    parts[index], changed = governed, True
         state.recorded.add(message_id)
-        if not checked.changed:
-            return response
-        return dataclasses.replace(response, parts=_with_text(response.parts, checked.text))
+        return dataclasses.replace(response, parts=parts) if changed else response
 
     # --- streams: held back until checked --------------------------------------------------------
 
@@ -321,6 +329,36 @@ def _part_id(run_id: str | None, kind: str, timestamp: datetime, index: int) -> 
 def _response_id(run_id: str | None, timestamp: datetime) -> str:
     # Not provider_response_id: a stream learns it only at its end, after its text was checked.
     return _part_id(run_id, "response", timestamp, 0)
+
+
+def _output_tool_names(parameters: ModelRequestParameters) -> frozenset[str]:
+    return frozenset(tool.name for tool in parameters.output_tools)
+
+
+async def _checked_output_call(
+    state: _ConversationState, part: ToolCallPart, message_id: str
+) -> ToolCallPart:
+    """A structured answer (the arguments of an output tool's call), checked once as the answer.
+
+    Redacted, its arguments are the redaction's JSON (or, should a replacement have broken the
+    JSON, its text, which the output's validation refuses and asks the model to redo). Withheld
+    (fail closed), the run stops: a typed output has no withheld notice to deliver instead.
+    """
+    checked = await state.conversation.acheck_answer(part.args_as_json_str(), message_id=message_id)
+    if checked.withheld:
+        raise GovernanceUnavailableError(
+            f"govcore could not check the output of {part.tool_name!r}: it is withheld"
+        )
+    if not checked.changed:
+        return part
+    arguments: str | dict[str, Any] = checked.text
+    try:
+        decoded = json.loads(checked.text)
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, dict):
+        arguments = decoded
+    return dataclasses.replace(part, args=arguments)
 
 
 def _prompt_text(part: UserPromptPart) -> str:
@@ -395,6 +433,8 @@ class _HeldBackResponse(StreamedResponse):
     agent_run_id: str | None = field(kw_only=True)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        message_id = _response_id(self.agent_run_id, self.source.timestamp)
+        output_tools = _output_tool_names(self.model_request_parameters)
         finished: list[ModelResponsePart] = []
         events = aiter(self.source)
         first = ""
@@ -404,9 +444,7 @@ class _HeldBackResponse(StreamedResponse):
                 break
             part = _finished_part(event)
             if part is not None:
-                yield self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
-        if not first:
-            return  # no text: nothing to check (a response that only calls tools)
+                yield await self._governed_part(part, message_id, output_tools)
 
         async def deltas() -> AsyncIterator[str]:
             yield first
@@ -419,24 +457,34 @@ class _HeldBackResponse(StreamedResponse):
                 if part is not None:
                     finished.append(part)
 
-        source = deltas()
-        message_id = _response_id(self.agent_run_id, self.source.timestamp)
-        async for piece in self.conversation_state.conversation.astream(
-            source, message_id=message_id
-        ):
+        if first:
+            source = deltas()
+            conversation = self.conversation_state.conversation
+            async for piece in conversation.astream(source, message_id=message_id):
+                for part in finished:
+                    yield await self._governed_part(part, message_id, output_tools)
+                finished.clear()
+                for text_event in self._parts_manager.handle_text_delta(
+                    vendor_part_id=_GOVERNED_TEXT, content=piece
+                ):
+                    yield text_event
+            # Withheld after a failure, the rest of the text is dropped; other parts still count.
+            async for _ in source:
+                pass
             for part in finished:
-                yield self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
-            finished.clear()
-            for text_event in self._parts_manager.handle_text_delta(
-                vendor_part_id=_GOVERNED_TEXT, content=piece
-            ):
-                yield text_event
-        # Withheld after a failure, the rest of the text is dropped; its other parts still count.
-        async for _ in source:
-            pass
-        for part in finished:
-            yield self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
+                yield await self._governed_part(part, message_id, output_tools)
         self.conversation_state.recorded.add(message_id)
+
+    async def _governed_part(
+        self, part: ModelResponsePart, message_id: str, output_tools: frozenset[str]
+    ) -> ModelResponseStreamEvent:
+        """The event that passes a finished part on: a structured answer checked first."""
+        if isinstance(part, ToolCallPart) and part.tool_name in output_tools:
+            index = len(self._parts_manager.get_parts())
+            part = await _checked_output_call(
+                self.conversation_state, part, f"{message_id}:output:{index}"
+            )
+        return self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
 
     def get(self) -> ModelResponse:
         return dataclasses.replace(self.source.get(), parts=self._parts_manager.get_parts())

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 if os.environ.get("CI", "").lower() == "true":
     importlib.import_module("pydantic_ai")  # CI installs the extra: missing is a failure
@@ -242,6 +243,65 @@ def test_a_clean_answer_is_delivered_unchanged() -> None:
     """An answer no policy objects to reaches the caller as the model wrote it."""
     governed = desk(steps(answer("Your refund is on its way.")))
     assert run(governed.agent, "Where is my refund?").output == "Your refund is on its way."
+
+
+class Receipt(BaseModel):
+    """A structured answer: Pydantic AI asks for it through an output tool."""
+
+    order: int
+    note: str
+
+
+def test_a_structured_answer_is_redacted_and_checked_once() -> None:
+    """An output tool's arguments are the answer: checked once, the card number redacted in the
+    typed output."""
+    recorder = Recorder(governance().client(KEY).aio)
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        (output_tool,) = info.output_tools
+        return call(output_tool.name, order=7, note=f"Paid with {CARD}.")
+
+    agent = Agent(
+        FunctionModel(model),
+        output_type=Receipt,
+        capabilities=[GovernanceCapability(recorder)],  # type: ignore[arg-type]
+    )
+    result = asyncio.run(agent.run(PAY_PROMPT))
+    assert result.output.order == 7
+    assert CARD_DIGITS not in digits(result.output.note)
+    assert CARD_REPLACEMENT in result.output.note
+    assert CARD_DIGITS not in digits(str(result.all_messages()))
+    assert recorder.checks == ["record_turn"]
+
+
+def test_a_streamed_structured_answer_is_checked_before_the_caller_sees_it() -> None:
+    """With run_stream, every partial output the caller sees is already redacted."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        (output_tool,) = info.output_tools
+        arguments = '{"order": 7, "note": "Paid with ' + CARD + '."}'
+        for start in range(0, len(arguments), 5):
+            yield {
+                0: DeltaToolCall(
+                    name=output_tool.name if start == 0 else None,
+                    json_args=arguments[start : start + 5],
+                )
+            }
+
+    agent = Agent(
+        FunctionModel(stream_function=stream),
+        output_type=Receipt,
+        capabilities=[GovernanceCapability(governance().client(KEY))],
+    )
+
+    async def scenario() -> None:
+        async with agent.run_stream(PAY_PROMPT) as run:
+            async for partial in run.stream_output(debounce_by=None):
+                assert CARD_DIGITS not in digits(str(partial))
+            output = await run.get_output()
+        assert CARD_REPLACEMENT in output.note
+
+    asyncio.run(scenario())
 
 
 # --- streams -------------------------------------------------------------------------------------
