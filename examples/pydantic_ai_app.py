@@ -86,9 +86,13 @@ SCRIPT = [
 STREAMED = (
     "Of course. Your refund of 250 has been issued to the original payment method, and you "
     "should see it within five to ten business days, depending on your bank. The return label "
-    f"is in your inbox. To confirm, the card on file is {CARD}, and nothing else is needed "
-    "from you. If the parcel has not been collected within a week, reply here and we will "
-    "arrange a courier at no cost to you."
+    "is in your inbox: print it, stick it on the box the tent came in, and drop the parcel at "
+    "any post office or parcel point near you. You do not need to include the receipt, and you "
+    "can keep the poles if they are bent beyond use. Once the parcel is scanned at the depot, "
+    "you will get an email with its tracking link, and another once our warehouse has checked "
+    f"it. To confirm, the card on file is {CARD}, and nothing else is needed from you. If the "
+    "parcel has not been collected within a week, reply here and we will arrange a courier at "
+    "no cost to you."
 )
 
 
