@@ -45,7 +45,6 @@ from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from govcore.integrations.base import FailMode, GovernanceUnavailableError, GovernedConversation
 from pydantic_ai.capabilities import (
     AbstractCapability,
     RawToolArgs,
@@ -75,8 +74,9 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from govcore import FixReaction
 from govcore.client import AsyncGovernanceClient, GovernanceClient
+from govcore.integrations.base import FailMode, GovernanceUnavailableError, GovernedConversation
+from govcore.tool_gate import FixReaction
 
 __all__ = ["GovernanceCapability"]
 
