@@ -33,6 +33,11 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+
+import govcore
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
+from govcore.integrations.pydantic_ai import GovernanceCapability
+from govcore.testing import FakeClock
 from tests.integrations.support import (
     CARD,
     CARD_DIGITS,
@@ -42,11 +47,6 @@ from tests.integrations.support import (
     SwitchableStore,
     governance,
 )
-
-import govcore
-from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
-from govcore.integrations.pydantic_ai import GovernanceCapability
-from govcore.testing import FakeClock
 
 PAY_PROMPT = "Can I pay for the order with my credit card number now?"
 INSTRUCTIONS = "You are the support desk's agent."
