@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -55,7 +56,6 @@ from pydantic_ai.exceptions import ModelRetry, ToolFailed
 from pydantic_ai.messages import (
     InstructionPart,
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     ModelResponsePart,
     ModelResponseStreamEvent,
@@ -91,10 +91,22 @@ _GOVERNED_TEXT = "govcore-text"
 
 @dataclass
 class _ConversationState:
-    """One conversation's governance and the message ids this process has recorded or checked."""
+    """One conversation's governance, the message ids this process has recorded or checked, and
+    the history messages it has gone through (by identity: a message of the history does not
+    change once the model has been sent it, and the next model call skips it in one look-up)."""
 
     conversation: GovernedConversation
     recorded: set[str] = field(default_factory=set)
+    scanned: dict[int, weakref.ref[ModelMessage]] = field(default_factory=dict)
+
+    def was_scanned(self, message: ModelMessage) -> bool:
+        seen = self.scanned.get(id(message))
+        return seen is not None and seen() is message
+
+    def mark_scanned(self, message: ModelMessage) -> None:
+        key = id(message)
+        # The entry goes with the message, before its id can be given to another object.
+        self.scanned[key] = weakref.ref(message, lambda _: self.scanned.pop(key, None))
 
 
 @dataclass
@@ -282,42 +294,42 @@ async def _record_history(state: _ConversationState, messages: Sequence[ModelMes
     A history replayed from another worker or after a restart comes here whole: govcore keeps the
     message ids in its store, so those turns record nothing a second time.
     """
+    for message in messages:
+        if not state.was_scanned(message):
+            await _record_message(state, message)
+            state.mark_scanned(message)
+
+
+async def _record_message(state: _ConversationState, message: ModelMessage) -> None:
     conversation = state.conversation
     recorded = state.recorded
-    for message in messages:
-        if isinstance(message, ModelResponse):
-            text = _response_text(message)
-            if not text:
+    if isinstance(message, ModelResponse):
+        text = _response_text(message)
+        message_id = _response_id(message.run_id, message.timestamp)
+        if text and message_id not in recorded:
+            await conversation.arecord_assistant(text, message_id=message_id)
+            recorded.add(message_id)
+        return
+    for index, part in enumerate(message.parts):
+        if isinstance(part, UserPromptPart):
+            message_id = _part_id(message.run_id, "user", part.timestamp, index)
+            if message_id in recorded:
                 continue
-            message_id = _response_id(message.run_id, message.timestamp)
-            if message_id not in recorded:
-                await conversation.arecord_assistant(text, message_id=message_id)
-                recorded.add(message_id)
-            continue
-        if not isinstance(message, ModelRequest):
-            continue
-        for index, part in enumerate(message.parts):
-            if isinstance(part, UserPromptPart):
-                message_id = _part_id(message.run_id, "user", part.timestamp, index)
-                if message_id in recorded:
-                    continue
-                prompt = _prompt_text(part)
-                if prompt:
-                    await conversation.arecord_user(prompt, message_id=message_id)
-                recorded.add(message_id)
-            elif isinstance(part, ToolReturnPart):
-                message_id = _part_id(
-                    message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0
-                )
-                if message_id in recorded:
-                    continue
-                await conversation.arecord_tool_result(
-                    part.tool_name,
-                    part.model_response_str(),
-                    call_id=part.tool_call_id,
-                    message_id=message_id,
-                )
-                recorded.add(message_id)
+            prompt = _prompt_text(part)
+            if prompt:
+                await conversation.arecord_user(prompt, message_id=message_id)
+            recorded.add(message_id)
+        elif isinstance(part, ToolReturnPart):
+            message_id = _part_id(message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0)
+            if message_id in recorded:
+                continue
+            await conversation.arecord_tool_result(
+                part.tool_name,
+                part.model_response_str(),
+                call_id=part.tool_call_id,
+                message_id=message_id,
+            )
+            recorded.add(message_id)
 
 
 def _part_id(run_id: str | None, kind: str, timestamp: datetime, index: int) -> str:
