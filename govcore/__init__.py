@@ -30,6 +30,7 @@ from govcore.errors import (
 )
 from govcore.governance import AsyncGovernance, Governance
 from govcore.http import HttpResponse
+from govcore.jsonable import jsonable_arguments
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
@@ -53,6 +54,7 @@ from govcore.models import (
 )
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.stream_guard import StreamGuard
+from govcore.tool_gate import FixReaction, ToolGate
 from govcore.types import (
     Admission,
     AsyncPipelinedStore,
@@ -70,8 +72,11 @@ from govcore.types import (
     StoreReads,
     StoreWrite,
 )
+from govcore.verdicts import BLOCK_CONFIDENCE, blocks, text_to_deliver
 
-__all__ = [
+# Plain code-point order (sorted()), which the exported-members test checks; ruff's own
+# order would put constants first.
+__all__ = [  # noqa: RUF022
     "Admission",
     "ApplicablePolicy",
     "AsyncGovernance",
@@ -79,6 +84,7 @@ __all__ = [
     "AsyncPipelinedStore",
     "AsyncStore",
     "AuthenticationError",
+    "BLOCK_CONFIDENCE",
     "BackendError",
     "BindingEvent",
     "CandidateExplanation",
@@ -90,6 +96,7 @@ __all__ = [
     "DecisionQueue",
     "ExplainableIndex",
     "FinalizeOutputRequest",
+    "FixReaction",
     "GovcoreError",
     "Governance",
     "GovernanceClient",
@@ -126,10 +133,14 @@ __all__ = [
     "StreamViolation",
     "ToolCallDecision",
     "ToolCallRequest",
+    "ToolGate",
     "Turn",
     "TurnDiff",
     "TurnRequest",
     "TurnResponse",
     "Violation",
     "__version__",
+    "blocks",
+    "jsonable_arguments",
+    "text_to_deliver",
 ]

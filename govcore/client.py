@@ -30,8 +30,17 @@ from govcore.models import (
 )
 from govcore.service import endpoints
 from govcore.service.effects import Steps, run_async, run_sync
-from govcore.service.endpoints import Endpoint, call
+from govcore.service.endpoints import ClientCall, Endpoint, call
 from govcore.service.shared import Result, Service
+from govcore.tool_gate import (
+    FixReaction,
+    ToolGate,
+    after_recheck,
+    check_fix_reaction,
+    first_gate,
+    tool_call_request,
+    tool_result_request,
+)
 from govcore.types import AsyncStore, Store
 
 __all__ = ["AsyncGovernanceClient", "BaseClient", "GovernanceClient"]
@@ -147,9 +156,16 @@ class GovernanceClient(BaseClient[Store]):
         """The legacy single-shot call: applicable policies for one prompt."""
         return self._call(endpoints.PRE_INFERENCE, request)
 
-    def check_tool_call(self, request: ToolCallRequest | Mapping[str, Any]) -> ToolCallDecision:
-        """Gate a proposed tool call; a block is ``allow: false``, not an exception."""
-        return self._call(endpoints.CHECK_TOOL_CALL, request)
+    def check_tool_call(
+        self, request: ToolCallRequest | Mapping[str, Any], *, trace_id: str | None = None
+    ) -> ToolCallDecision:
+        """Gate a proposed tool call; a block is ``allow: false``, not an exception.
+
+        Arguments given in a mapping are made JSON first (:func:`govcore.jsonable_arguments`:
+        dates, decimals, UUIDs, enums, models, dataclasses); ``trace_id`` is the answer's
+        ``traceId`` and the decision log's (default: a new id).
+        """
+        return self._call(endpoints.CHECK_TOOL_CALL, ClientCall(request, trace_id))
 
     def post_inference(
         self, request: PostInferenceRequest | Mapping[str, Any]
@@ -158,16 +174,85 @@ class GovernanceClient(BaseClient[Store]):
         return self._call(endpoints.POST_INFERENCE, request)
 
     def check_output_stream(
-        self, request: StreamCheckRequest | Mapping[str, Any]
+        self, request: StreamCheckRequest | Mapping[str, Any], *, trace_id: str | None = None
     ) -> StreamCheckResponse:
-        """Check the new part of a streamed output; send back the ``watermark`` next time."""
-        return self._call(endpoints.CHECK_OUTPUT_STREAM, request)
+        """Check the new part of a streamed output; send back the ``watermark`` next time.
+
+        ``trace_id`` is the answer's ``traceId`` and the decision log's (default: a new id).
+        """
+        return self._call(endpoints.CHECK_OUTPUT_STREAM, ClientCall(request, trace_id))
 
     def finalize_output(
-        self, request: FinalizeOutputRequest | Mapping[str, Any]
+        self, request: FinalizeOutputRequest | Mapping[str, Any], *, trace_id: str | None = None
     ) -> PostInferenceResponse:
-        """The end-of-stream verdict on the whole output."""
-        return self._call(endpoints.FINALIZE_OUTPUT, request)
+        """The end-of-stream verdict on the whole output.
+
+        ``trace_id`` is the answer's ``traceId`` and the decision log's (default: a new id).
+        """
+        return self._call(endpoints.FINALIZE_OUTPUT, ClientCall(request, trace_id))
+
+    # --- tools: gating a call, checking its result ---------------------------------------
+
+    def gate_tool_call(
+        self,
+        session_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        on_fix: FixReaction = "apply",
+        trace_id: str | None = None,
+    ) -> ToolGate:
+        """Decide what to do with a proposed tool call: run it, run it with safer arguments, or
+        block it with a message the model can read.
+
+        The call is checked (:meth:`check_tool_call`, arguments made JSON); an allowed call
+        runs as proposed. A blocked one is handled by ``on_fix``: ``apply`` re-checks the
+        ``suggestedArguments`` and runs with them when they are allowed (``modify``), else
+        blocks; ``block`` blocks; ``retry`` blocks and, when the suggested arguments pass a
+        re-check, tells the model them. A re-check carries ``trace_id`` (default: the first
+        check's traceId), so the decision log links the two.
+
+        Raises:
+            InvalidRequestError: an ``on_fix`` that is not a :data:`~govcore.FixReaction`, or
+                what :meth:`check_tool_call` refuses; and the other refusals of
+                :meth:`check_tool_call`. A block is a result, not an exception.
+        """
+        reaction = check_fix_reaction(on_fix)
+        decision = self.check_tool_call(
+            tool_call_request(session_id, tool_name, arguments), trace_id=trace_id
+        )
+        step = first_gate(tool_name, arguments, decision, reaction)
+        if isinstance(step, ToolGate):
+            return step
+        recheck = self.check_tool_call(
+            tool_call_request(session_id, tool_name, step), trace_id=trace_id or decision.trace_id
+        )
+        return after_recheck(tool_name, arguments, decision, step, recheck, reaction)
+
+    def check_tool_result(
+        self,
+        session_id: str,
+        tool_name: str,
+        result: Any,
+        *,
+        call_id: str | None = None,
+        trace_id: str | None = None,
+    ) -> PostInferenceResponse:
+        """Check a tool's result as output (post-inference), before a model or a user sees it.
+
+        A string is checked as it is; anything else as its JSON text (by the rules of
+        :func:`govcore.jsonable_arguments`). The post-inference ``surface`` is
+        ``tool:<tool_name>``, with ``#<call_id>`` after it when given; ``trace_id`` is the
+        answer's traceId. Deliver :func:`govcore.text_to_deliver` of the text and the verdict.
+
+        Raises:
+            InvalidRequestError: a result with no JSON form (naming its path under
+                ``result``), an empty ``tool_name`` or ``call_id``: refused before the request
+                is made, so before the key is checked; and the refusals of
+                :meth:`post_inference`.
+        """
+        request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
+        return self.post_inference(request)
 
 
 class AsyncGovernanceClient(BaseClient[AsyncStore]):
@@ -216,10 +301,10 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
         return await self._call(endpoints.PRE_INFERENCE, request)
 
     async def check_tool_call(
-        self, request: ToolCallRequest | Mapping[str, Any]
+        self, request: ToolCallRequest | Mapping[str, Any], *, trace_id: str | None = None
     ) -> ToolCallDecision:
         """As :meth:`GovernanceClient.check_tool_call`."""
-        return await self._call(endpoints.CHECK_TOOL_CALL, request)
+        return await self._call(endpoints.CHECK_TOOL_CALL, ClientCall(request, trace_id))
 
     async def post_inference(
         self, request: PostInferenceRequest | Mapping[str, Any]
@@ -228,13 +313,50 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
         return await self._call(endpoints.POST_INFERENCE, request)
 
     async def check_output_stream(
-        self, request: StreamCheckRequest | Mapping[str, Any]
+        self, request: StreamCheckRequest | Mapping[str, Any], *, trace_id: str | None = None
     ) -> StreamCheckResponse:
         """As :meth:`GovernanceClient.check_output_stream`."""
-        return await self._call(endpoints.CHECK_OUTPUT_STREAM, request)
+        return await self._call(endpoints.CHECK_OUTPUT_STREAM, ClientCall(request, trace_id))
 
     async def finalize_output(
-        self, request: FinalizeOutputRequest | Mapping[str, Any]
+        self, request: FinalizeOutputRequest | Mapping[str, Any], *, trace_id: str | None = None
     ) -> PostInferenceResponse:
         """As :meth:`GovernanceClient.finalize_output`."""
-        return await self._call(endpoints.FINALIZE_OUTPUT, request)
+        return await self._call(endpoints.FINALIZE_OUTPUT, ClientCall(request, trace_id))
+
+    # --- tools: gating a call, checking its result ---------------------------------------
+
+    async def gate_tool_call(
+        self,
+        session_id: str,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        on_fix: FixReaction = "apply",
+        trace_id: str | None = None,
+    ) -> ToolGate:
+        """As :meth:`GovernanceClient.gate_tool_call`."""
+        reaction = check_fix_reaction(on_fix)
+        decision = await self.check_tool_call(
+            tool_call_request(session_id, tool_name, arguments), trace_id=trace_id
+        )
+        step = first_gate(tool_name, arguments, decision, reaction)
+        if isinstance(step, ToolGate):
+            return step
+        recheck = await self.check_tool_call(
+            tool_call_request(session_id, tool_name, step), trace_id=trace_id or decision.trace_id
+        )
+        return after_recheck(tool_name, arguments, decision, step, recheck, reaction)
+
+    async def check_tool_result(
+        self,
+        session_id: str,
+        tool_name: str,
+        result: Any,
+        *,
+        call_id: str | None = None,
+        trace_id: str | None = None,
+    ) -> PostInferenceResponse:
+        """As :meth:`GovernanceClient.check_tool_result`."""
+        request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
+        return await self.post_inference(request)
