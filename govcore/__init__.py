@@ -6,6 +6,9 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
+
 from govcore._version import __version__
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
@@ -53,7 +56,7 @@ from govcore.models import (
     Violation,
 )
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.stream_guard import StreamGuard
+from govcore.stream_guard import StreamCheckClient, StreamGuard
 from govcore.tool_gate import FixReaction, ToolGate
 from govcore.types import (
     Admission,
@@ -74,6 +77,23 @@ from govcore.types import (
 )
 from govcore.verdicts import BLOCK_CONFIDENCE, blocks, text_to_deliver
 
+if _typing.TYPE_CHECKING:
+    from govcore.backends.memory import AsyncMemoryStore, MemoryStore
+
+# Names of backend modules, imported at first use: importing govcore imports no backend.
+_LAZY = {
+    "AsyncMemoryStore": "govcore.backends.memory",
+    "MemoryStore": "govcore.backends.memory",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'govcore' has no attribute {name!r}")
+    return getattr(_importlib.import_module(module), name)
+
+
 # Plain code-point order (sorted()), which the exported-members test checks; ruff's own
 # order would put constants first.
 __all__ = [  # noqa: RUF022
@@ -81,6 +101,7 @@ __all__ = [  # noqa: RUF022
     "ApplicablePolicy",
     "AsyncGovernance",
     "AsyncGovernanceClient",
+    "AsyncMemoryStore",
     "AsyncPipelinedStore",
     "AsyncStore",
     "AuthenticationError",
@@ -106,6 +127,7 @@ __all__ = [  # noqa: RUF022
     "InvalidRequestError",
     "JsonlDecisionLog",
     "MemoryDecisionLog",
+    "MemoryStore",
     "MethodNotAllowedError",
     "NotFoundError",
     "OutputViolation",
@@ -127,6 +149,7 @@ __all__ = [  # noqa: RUF022
     "StoreCommit",
     "StoreReads",
     "StoreWrite",
+    "StreamCheckClient",
     "StreamCheckRequest",
     "StreamCheckResponse",
     "StreamGuard",

@@ -11,7 +11,7 @@ so that its signature and types are exact.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from govcore.core.selection import SelectionExplanation
 from govcore.models import (
@@ -29,6 +29,7 @@ from govcore.models import (
     TurnResponse,
 )
 from govcore.service import endpoints
+from govcore.service.conversations import IdentifiedTurn
 from govcore.service.effects import Steps, run_async, run_sync
 from govcore.service.endpoints import ClientCall, Endpoint, call
 from govcore.service.shared import Result, Service
@@ -62,6 +63,9 @@ class BaseClient(Generic[StoreT]):
         self._service = service
         self._store: StoreT = store
         self._api_key = api_key
+        # The client of the other kind over the same service, key and state (``aio`` and
+        # ``blocking``), made at first use and paired both ways.
+        self._twin: BaseClient[Any] | None = None
 
     def _steps(
         self, endpoint: Endpoint[RequestT, ResponseT], payload: Any
@@ -76,6 +80,20 @@ class BaseClient(Generic[StoreT]):
         model = result.model
         assert model is not None
         return model
+
+    @staticmethod
+    def _turn(
+        request: TurnRequest | Mapping[str, Any],
+        message_id: str | None,
+        tool_name: str | None,
+        tool_call_id: str | None,
+    ) -> tuple[Endpoint[Any, TurnResponse], Any]:
+        """The row and payload of ``record_turn``: the wire endpoint's own for a plain turn,
+        the in-process row when the caller gives the framework's identifiers."""
+        if message_id is None and tool_name is None and tool_call_id is None:
+            return endpoints.RECORD_TURN, request
+        turn = IdentifiedTurn(request, message_id, tool_name, tool_call_id)
+        return endpoints.RECORD_IDENTIFIED_TURN, turn
 
     @staticmethod
     def _explain_request(
@@ -115,9 +133,35 @@ class GovernanceClient(BaseClient[Store]):
     def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
         return self._answer(self._run(endpoint, payload))
 
-    def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
-        """Record one turn and return the policies that apply now, with the diff."""
-        return self._call(endpoints.RECORD_TURN, request)
+    def record_turn(
+        self,
+        request: TurnRequest | Mapping[str, Any],
+        *,
+        message_id: str | None = None,
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> TurnResponse:
+        """Record one turn and return the policies that apply now, with the diff.
+
+        Args:
+            request: the turn request (a model, or a mapping with the wire field names).
+            message_id: the framework's own id of the message. The conversation keeps it (its
+                digest, with the state, the latest ``message_ids_per_conversation``), so a
+                turn whose id it recorded already is a replay: nothing is recorded, the TTL is
+                not renewed, and the answer describes the conversation as it stands (its last
+                turn's index, its active policies all ``stillActive``, no binding event).
+            tool_name: a tool turn's tool (``turn.role`` must be ``tool``): retrieval reads it
+                with the result, so a tool's name can make its policies applicable.
+            tool_call_id: a tool turn's call id (``turn.role`` must be ``tool``): without a
+                ``message_id``, a tool result is recorded once per call id.
+
+        The keywords are not wire fields: docs/decisions/integration-identifiers.md.
+
+        Raises:
+            InvalidRequestError: a bad request, or a keyword that is not valid (its name in
+                ``details``).
+        """
+        return self._call(*self._turn(request, message_id, tool_name, tool_call_id))
 
     def get_conversation(self, session_id: str) -> ConversationSnapshot:
         """A read-only snapshot of a conversation; renews nothing."""
@@ -254,6 +298,31 @@ class GovernanceClient(BaseClient[Store]):
         request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
         return self.post_inference(request)
 
+    # --- the same client for asyncio code ---------------------------------------------------
+
+    @property
+    def aio(self) -> AsyncGovernanceClient:
+        """This client for ``asyncio`` code: an :class:`AsyncGovernanceClient` with the same
+        key and service, over a store that shares this one's state (the memory store's
+        :class:`~govcore.AsyncMemoryStore` twin; for Redis, an asyncio store on the same URL).
+        Made at first use and kept; its :attr:`~AsyncGovernanceClient.blocking` is this client.
+
+        Raises:
+            TypeError: the store has no asyncio twin (it has no ``async_twin()`` method, or a
+                Redis store was built from a client object rather than a URL).
+        """
+        if self._twin is None:
+            make = getattr(self._store, "async_twin", None)
+            if not callable(make):
+                raise TypeError(
+                    f"{self._store!r} has no asyncio twin: a store shares its state with "
+                    "asyncio code through an async_twin() method"
+                )
+            twin = AsyncGovernanceClient(self._service, cast(AsyncStore, make()), self._api_key)
+            twin._twin = self
+            self._twin = twin
+        return cast(AsyncGovernanceClient, self._twin)
+
 
 class AsyncGovernanceClient(BaseClient[AsyncStore]):
     """:class:`GovernanceClient` for asyncio: the same methods, each awaitable, returning the
@@ -267,9 +336,16 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
     async def _call(self, endpoint: Endpoint[RequestT, ResponseT], payload: Any) -> ResponseT:
         return self._answer(await self._run(endpoint, payload))
 
-    async def record_turn(self, request: TurnRequest | Mapping[str, Any]) -> TurnResponse:
+    async def record_turn(
+        self,
+        request: TurnRequest | Mapping[str, Any],
+        *,
+        message_id: str | None = None,
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+    ) -> TurnResponse:
         """As :meth:`GovernanceClient.record_turn`."""
-        return await self._call(endpoints.RECORD_TURN, request)
+        return await self._call(*self._turn(request, message_id, tool_name, tool_call_id))
 
     async def get_conversation(self, session_id: str) -> ConversationSnapshot:
         """As :meth:`GovernanceClient.get_conversation`."""
@@ -360,3 +436,29 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
         """As :meth:`GovernanceClient.check_tool_result`."""
         request = tool_result_request(session_id, tool_name, result, call_id, trace_id)
         return await self.post_inference(request)
+
+    # --- the same client for blocking code --------------------------------------------------
+
+    @property
+    def blocking(self) -> GovernanceClient:
+        """This client for blocking code (a framework's synchronous path): a
+        :class:`GovernanceClient` with the same key and service, over a store that shares this
+        one's state (the :class:`~govcore.MemoryStore` an :class:`~govcore.AsyncMemoryStore`
+        awaits; for Redis, a blocking store on the same URL). Made at first use and kept; its
+        :attr:`~GovernanceClient.aio` is this client.
+
+        Raises:
+            TypeError: the store has no blocking twin (no ``blocking_twin()`` method, or a
+                Redis store built from a client object rather than a URL).
+        """
+        if self._twin is None:
+            make = getattr(self._store, "blocking_twin", None)
+            if not callable(make):
+                raise TypeError(
+                    f"{self._store!r} has no blocking twin: a store shares its state with "
+                    "blocking code through a blocking_twin() method"
+                )
+            twin = GovernanceClient(self._service, cast(Store, make()), self._api_key)
+            twin._twin = self
+            self._twin = twin
+        return cast(GovernanceClient, self._twin)

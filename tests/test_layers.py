@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "govcore.openapi", "govcore.tool_gate",
     )),
     ("package", ("govcore", "govcore.decisions")),
+    ("integrations", ("govcore.integrations",)),
     ("applications", ("govcore.server", "govcore.cli", "govcore.__main__")),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip

@@ -72,6 +72,7 @@ __all__ = [
     "GET_CONVERSATION",
     "POST_INFERENCE",
     "PRE_INFERENCE",
+    "RECORD_IDENTIFIED_TURN",
     "RECORD_TURN",
     "ClientCall",
     "Endpoint",
@@ -316,6 +317,8 @@ _NO_CONVERSATION = (
     "percent-encoded UTF-8)"
 )
 
+_parse_turn = model_parser(TurnRequest, _output_check_gate)
+
 RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
     name="record_turn",
     method="POST",
@@ -323,7 +326,7 @@ RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
     summary="Record a turn",
     scope="governance:read",
     request="body",
-    parse=model_parser(TurnRequest, _output_check_gate),
+    parse=_parse_turn,
     run=conversations.record_turn,
     reads=conversations.turn_reads,
 )
@@ -423,6 +426,30 @@ EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
     parse=model_parser(ExplainRequest),
     run=conversations.explain_selection,
     reads=conversations.explain_reads,
+)
+
+
+def _identified_turn(
+    service: Service, principal: Principal, payload: conversations.IdentifiedTurn
+) -> conversations.IdentifiedTurn:
+    """The turn request as the turn endpoint parses it (403, then 400), then its keywords."""
+    request = _parse_turn(service, principal, payload.request)
+    return conversations.parse_identified_turn(payload, request)
+
+
+# The typed clients' record_turn with a message id, tool name or call id: in-process only, like
+# EXPLAIN_SELECTION. Its request is the turn's body with those keywords beside it, never in it:
+# the wire body stays the specification's (docs/decisions/integration-identifiers.md).
+RECORD_IDENTIFIED_TURN: Endpoint[conversations.IdentifiedTurn, TurnResponse] = Endpoint(
+    name="record_turn",
+    method="POST",
+    path="(in-process)",
+    summary="Record a turn with a framework's identifiers",
+    scope="governance:read",
+    request="body",
+    parse=_identified_turn,
+    run=conversations.record_identified_turn,
+    reads=conversations.identified_turn_reads,
 )
 
 ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (

@@ -85,6 +85,7 @@ class Service:
         self.conversation_rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
+            message_ids_limit=config.settings.message_ids_per_conversation,
         )
         self._retriever_errors: tuple[type[BaseException], ...] = tuple(
             {error for r in retrievers.values() for error in getattr(r, "backend_errors", ())}
