@@ -6,8 +6,8 @@ Two pieces, one for each side of an MCP connection:
   context tier that runs before a request's parameters are validated). On every ``tools/call``
   it gates the arguments before the tool runs (the safer arguments replace the caller's, or the
   call is answered with a message the model can read and the tool never runs), checks the
-  tool's result in both ``content`` and ``structuredContent`` and redacts it by the public rule,
-  and records it as a tool turn. A server in five lines::
+  tool's result in both ``content`` and ``structuredContent`` and redacts it by the public rule
+  (and, when asked, records it as a tool turn). A server in five lines::
 
       import govcore
       from govcore.integrations.mcp import GovernedToolsMiddleware
@@ -127,8 +127,12 @@ class GovernedToolsMiddleware:
             (the default), ``block``, or ``retry`` (block and tell the model the safer ones).
         fail: ``closed`` (the default) blocks the call and withholds its result when govcore
             cannot decide; ``open`` runs it and passes the result through.
-        record_results: record each delivered result as a tool turn of the conversation, so
-            that what a tool returned counts for the policies of the next calls.
+        record_results: also record each delivered result as a tool turn of the
+            conversation. Off by default: a server's conversation holds no user or model turn
+            and nobody reads its injection block, and gating applies every policy's rules in
+            any session; what a record adds is that ``whenActive`` rules see the policies its
+            results activate, for about 0.4 ms a call (a turn is the costliest govcore call).
+            Worth it when ``session_id_from`` names the host's own conversation.
         max_sessions: conversations kept at hand (least recently used first out).
         logger: where the one line about a failure goes (``govcore.integrations`` by default).
     """
@@ -141,7 +145,7 @@ class GovernedToolsMiddleware:
         session_id_from: SessionResolver | None = None,
         on_fix: FixReaction = "apply",
         fail: Literal["closed", "open"] = "closed",
-        record_results: bool = True,
+        record_results: bool = False,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         logger: logging.Logger | None = None,
     ) -> None:

@@ -265,10 +265,10 @@ def test_a_result_with_nothing_to_redact_is_delivered_as_the_tool_gave_it(
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_each_delivered_result_is_recorded_as_a_tool_turn_of_the_connection_s_conversation(
+def test_each_delivered_result_is_recorded_as_a_tool_turn_when_asked(
     client: govcore.AsyncGovernanceClient, mode: str
 ) -> None:
-    middleware = GovernedToolsMiddleware(client, session_id="conv-42")
+    middleware = GovernedToolsMiddleware(client, session_id="conv-42", record_results=True)
 
     async def scenario() -> None:
         shop = Shop(middleware)
@@ -278,6 +278,19 @@ def test_each_delivered_result_is_recorded_as_a_tool_turn_of_the_connection_s_co
         snapshot = await client.get_conversation("conv-42")
         # The server sees each call once: two calls are two turns.
         assert snapshot.turn_count == 2
+
+    run(scenario)
+
+
+def test_by_default_the_server_records_no_turn(client: govcore.AsyncGovernanceClient) -> None:
+    middleware = GovernedToolsMiddleware(client, session_id="conv-43")
+
+    async def scenario() -> None:
+        shop = Shop(middleware)
+        async with mcp.Client(shop.server) as session:
+            await session.call_tool("lookup_customer", {"customer_id": "c-7"})
+        with pytest.raises(govcore.NotFoundError):
+            await client.get_conversation("conv-43")
 
     run(scenario)
 
