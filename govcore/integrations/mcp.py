@@ -197,7 +197,7 @@ class GovernedToolsMiddleware:
             return await call_next(ctx)
         conversation = self.conversation(ctx)
         call_id = str(ctx.request_id)
-        gate = await conversation.agate_tool(name, dict(arguments or {}), call_id=call_id)
+        gate = await conversation.agate_tool(name, dict(arguments or {}))
         if not gate.runs:
             return _blocked_result(gate, modern=_is_modern(ctx.protocol_version))
         if gate.action == "modify":
@@ -260,7 +260,7 @@ class GovernedMCPClient:
         from mcp_types import CallToolResult
 
         conversation = self.conversation
-        gate = await conversation.agate_tool(name, dict(arguments or {}), call_id=call_id)
+        gate = await conversation.agate_tool(name, dict(arguments or {}))
         if not gate.runs:
             return CallToolResult.model_validate(_blocked_result(gate, modern=False))
         result = await self.session.call_tool(name, gate.arguments, **kwargs)
