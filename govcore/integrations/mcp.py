@@ -52,6 +52,8 @@ from govcore.integrations.base import (
     GovernanceUnavailableError,
     GovernedConversation,
 )
+from mcp_types import CallToolResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 if TYPE_CHECKING:
     from govcore import FixReaction, ToolGate
@@ -62,6 +64,8 @@ __all__ = [
     "SESSION_HEADER",
     "GovernedMCPClient",
     "GovernedToolsMiddleware",
+    "SessionResolver",
+    "ToolSession",
     "transport_session_id",
 ]
 
@@ -257,8 +261,6 @@ class GovernedMCPClient:
             call_id: the model's id of this tool call: the recorded turn's message id.
             kwargs: passed to the session's ``call_tool`` (``read_timeout_seconds``, ``meta``, ...).
         """
-        from mcp_types import CallToolResult
-
         conversation = self.conversation
         gate = await conversation.agate_tool(name, dict(arguments or {}))
         if not gate.runs:
@@ -280,8 +282,6 @@ class GovernedMCPClient:
 
 
 def _is_modern(protocol_version: str) -> bool:
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
     return protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
