@@ -350,7 +350,7 @@ async def _govern_result(
     conversation: GovernedConversation, tool_name: str, result: dict[str, Any], call_id: str | None
 ) -> tuple[dict[str, Any], str]:
     """``result`` checked and, when the public rule changes it, redacted in every place the
-    text occurs; and the text delivered (what the conversation records).
+    text occurs; and the text to record as the tool turn ("" for none).
 
     One check covers the whole result: its text blocks and its structured content as JSON, in
     that order, joined by newlines (a tool returns little text, and one check is a fraction of
@@ -360,32 +360,37 @@ async def _govern_result(
     that (it spans two fields, is a key, or is a number, which cannot become text without
     breaking the tool's output schema), the result is the redacted whole as one text, as an
     error and without structured content.
+
+    The turn is the delivered text blocks (what a host shows its model), or the structured
+    content's JSON when there are none: ``MCPServer`` renders structured content as a text block
+    too, and recording it twice would cost a turn twice the terms for nothing new.
     """
     content = result.get("content")
     pieces = _text_pieces(content) if isinstance(content, list) else []
     structured = result.get("structuredContent")
-    if structured is not None:
-        pieces.append(_structured_text(structured))
-    text = "\n".join(pieces)
+    checked_pieces = pieces if structured is None else [*pieces, _structured_text(structured)]
+    text = "\n".join(checked_pieces)
     if not text.strip():
         return result, ""
     checked = await conversation.acheck_tool_result(tool_name, text, call_id=call_id)
     if checked.withheld:
         return _replaced_result(result, checked.text), ""
     if not checked.changed or checked.verdict is None:
-        return result, checked.text
+        return result, "\n".join(pieces) if pieces else text
     redaction = _Redaction(checked.verdict.violations)
     redacted = dict(result)
     pieces = []
     if isinstance(content, list):
         redacted["content"] = [redaction.block(block) for block in content]
         pieces = _text_pieces(redacted["content"])
+    checked_pieces = pieces
     if structured is not None:
         redacted["structuredContent"] = redaction.value(structured)
-        pieces.append(_structured_text(redacted["structuredContent"]))
-    if redaction.remains_in("\n".join(pieces)):
+        checked_pieces = [*pieces, _structured_text(redacted["structuredContent"])]
+    redacted_text = "\n".join(checked_pieces)
+    if redaction.remains_in(redacted_text):
         return _replaced_result(result, checked.text), checked.text
-    return redacted, checked.text
+    return redacted, "\n".join(pieces) if pieces else redacted_text
 
 
 class _Redaction:
