@@ -506,3 +506,26 @@ def test_a_number_that_is_a_match_leaves_only_the_redacted_whole(
     assert result.structured_content is None
     assert result.is_error
     assert CARD_REMOVED in texts(result)[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_text_of_an_embedded_resource_is_checked_and_redacted(
+    client: govcore.AsyncGovernanceClient, mode: str
+) -> None:
+    from mcp_types import EmbeddedResource, TextResourceContents
+
+    shop = Shop(GovernedToolsMiddleware(client))
+
+    @shop.server.tool()
+    def statement(customer_id: str) -> list[Any]:
+        """The customer's last statement, as an attached document."""
+        document = TextResourceContents(uri="file:///statement.txt", text=f"Paid with {CARD}.")
+        return [
+            TextContent(type="text", text="Statement attached."),
+            EmbeddedResource(type="resource", resource=document),
+        ]
+
+    result = run(lambda: call(shop, mode, "statement", {"customer_id": "c-7"}))
+    assert CARD not in everything(result)
+    assert not result.is_error
+    assert result.content[1].resource.text == f"Paid with {CARD_REMOVED}."
