@@ -47,13 +47,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from mcp_types import CallToolResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
 from govcore.integrations.base import (
     WITHHELD_TEXT,
     GovernanceUnavailableError,
     GovernedConversation,
 )
-from mcp_types import CallToolResult
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 if TYPE_CHECKING:
     from govcore import FixReaction, ToolGate
