@@ -20,8 +20,8 @@ govcore's in-memory store:
 How it measures: wall-clock time (``time.perf_counter_ns``) and the calling thread's CPU time
 (``time.thread_time_ns``; the in-process client, the server and govcore all run in that thread)
 of each awaited call, after warm-up calls, garbage collector on; the paths' calls are
-interleaved round by round, rotating which goes first, so that a noisy machine's drift affects
-them alike. An overhead is the median over rounds of the governed call minus the plain call of
+interleaved round by round, in a new seeded random order each round, so that a noisy machine's
+drift affects them alike. An overhead is the median over rounds of the governed call minus the plain call of
 the same round; the target is judged on CPU time, which the other processes of a shared
 machine do not inflate. MCP has no model call: the adapter's per-model-call target
 does not apply (docs: the MCP section of docs/integrations.md).
@@ -30,6 +30,7 @@ does not apply (docs: the MCP section of docs/integrations.md).
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ from govcore.integrations.mcp import GovernedMCPClient, GovernedToolsMiddleware
 DEMO = Path(govcore.__file__).parent / "demo" / "acme" / "govcore.yaml"
 KEY = "gk_demo_northwind_full_0001"
 TOOL_CALL_TARGET_MS = 0.3
+SEED = 7
 EMAIL = {"to": "ada@example.com", "body": "Your order 1001 ships today from Reno."}
 ORDER = {"order_id": "1001"}
 
@@ -111,15 +113,18 @@ class Samples:
 
 
 async def interleaved(paths: dict[str, Call], warmup: int, repeats: int) -> dict[str, Samples]:
-    """Each path called ``repeats`` times, the paths' calls interleaved and their order rotated."""
+    """Each path called ``repeats`` times, the paths' calls interleaved round by round."""
     names = list(paths)
     for _ in range(warmup):
         for name in names:
             await paths[name]()
     samples = {name: Samples() for name in names}
-    for index in range(repeats):
-        shift = index % len(names)
-        for name in names[shift:] + names[:shift]:
+    # A new random order each round: a path never always follows the same one (a record's
+    # background work, the decision log's thread, would otherwise always land on one path).
+    rounds = random.Random(SEED)
+    for _ in range(repeats):
+        rounds.shuffle(names)
+        for name in names:
             cpu = time.thread_time_ns()
             wall = time.perf_counter_ns()
             await paths[name]()
