@@ -204,6 +204,15 @@ def test_a_denied_tool_never_runs_and_the_model_reads_why(
     assert result.structured_content is None
 
 
+def test_the_middleware_takes_a_blocking_client_too() -> None:
+    """The SDK is asyncio: a blocking client's asyncio twin makes the calls."""
+    blocking = govcore.Governance.from_config(CONFIG).client(KEY)
+    shop = Shop(GovernedToolsMiddleware(blocking))
+    result = run(lambda: call(shop, "2026-07-28", "delete_account", {"customer_id": "c-7"}))
+    assert shop.runs == []
+    assert result.is_error
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_modified_call_runs_with_the_safer_arguments(
     client: govcore.AsyncGovernanceClient, mode: str
