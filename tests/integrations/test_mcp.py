@@ -304,6 +304,46 @@ def test_by_default_the_server_records_no_turn(client: govcore.AsyncGovernanceCl
     run(scenario)
 
 
+def test_over_streamable_http_each_transport_session_is_its_own_conversation(
+    client: govcore.AsyncGovernanceClient,
+) -> None:
+    """Stateful Streamable HTTP, served in-process (the ASGI app behind an ASGI transport):
+    two clients, two ``Mcp-Session-Id`` sessions, two conversations; none under the fallback."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    sessions: list[str | None] = []
+
+    async def observe(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call":
+            sessions.append(transport_session_id(ctx))
+        return await call_next(ctx)
+
+    middleware = GovernedToolsMiddleware(client, session_id="fallback", record_results=True)
+    shop = Shop(middleware)
+    shop.server.middleware.insert(-1, observe)
+    url = "http://127.0.0.1:8000/mcp"
+
+    async def scenario() -> None:
+        app = shop.server.streamable_http_app(json_response=True)
+        async with (
+            shop.server.session_manager.run(),
+            httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)) as http,
+        ):
+            for customer in ("c-1", "c-2"):
+                transport = streamable_http_client(url, http_client=http)
+                async with mcp.Client(transport, mode="legacy") as session:
+                    await session.call_tool("lookup_customer", {"customer_id": customer})
+        for session_id in sessions:
+            assert session_id is not None
+            assert (await client.get_conversation(session_id)).turn_count == 1
+        with pytest.raises(govcore.NotFoundError):
+            await client.get_conversation("fallback")
+
+    run(scenario)
+    assert len(set(sessions)) == 2
+
+
 def test_the_conversation_is_the_transport_s_session_when_it_has_one(
     client: govcore.AsyncGovernanceClient,
 ) -> None:
