@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import runpy
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -578,3 +580,17 @@ def test_the_text_of_an_embedded_resource_is_checked_and_redacted(
     assert CARD not in everything(result)
     assert not result.is_error
     assert result.content[1].resource.text == f"Paid with {CARD_REMOVED}."
+
+
+def test_the_example_application_runs_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/mcp_app.py runs in-process; no card number reaches a tool or a client."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "mcp_app.py"
+    runpy.run_path(str(example), run_name="__main__")
+    printed = capsys.readouterr().out
+    reached = [line for line in printed.splitlines() if "tool ran:" in line or "client got" in line]
+    reached += [line for line in printed.splitlines() if "structured:" in line]
+    assert len(reached) == 10
+    assert all(CARD not in line for line in reached)
+    assert "send_email(to='ada@example.com', body='Hi Ada, we charged your card [card" in printed
+    assert "client got (error): 'The call to the tool send_email was blocked" in printed
+    assert "recorded 1 tool turn(s)" in printed
