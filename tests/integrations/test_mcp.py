@@ -232,6 +232,40 @@ def test_a_modified_call_runs_with_the_safer_arguments(
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_the_low_level_server_takes_the_middleware_too(
+    client: govcore.AsyncGovernanceClient, mode: str
+) -> None:
+    from mcp.server import Server
+    from mcp_types import ListToolsResult, Tool
+
+    received: list[dict[str, Any]] = []
+    schema = {
+        "type": "object",
+        "properties": {"to": {"type": "string"}, "body": {"type": "string"}},
+    }
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=[Tool(name="send_email", input_schema=schema)])
+
+    async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        received.append(params.arguments)
+        return CallToolResult(content=[TextContent(type="text", text="sent")])
+
+    server = Server("low", on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.append(GovernedToolsMiddleware(client))
+
+    async def scenario() -> CallToolResult:
+        async with mcp.Client(server, mode=mode) as session:
+            result: CallToolResult = await session.call_tool(
+                "send_email", {"to": "ada@example.com", "body": f"Card {CARD}."}
+            )
+            return result
+
+    assert texts(run(scenario)) == ["sent"]
+    assert received == [{"to": "ada@example.com", "body": f"Card {CARD_REMOVED}."}]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_on_fix_block_blocks_the_call_the_safer_arguments_would_have_fixed(
     client: govcore.AsyncGovernanceClient, mode: str
 ) -> None:
