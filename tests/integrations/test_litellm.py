@@ -16,7 +16,9 @@ import asyncio
 import importlib.util
 import json
 import os
+import runpy
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -596,3 +598,19 @@ def test_an_error_in_the_post_call_hook_withholds_the_answer(
         litellm.acompletion(model=MODEL, messages=[{"role": "user", "content": "Card?"}])
     )
     assert response.choices[0].message.content == WITHHELD_TEXT
+
+
+def test_the_example_runs_offline_and_shows_no_card_number(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """examples/litellm_app.py runs in-process; what it prints holds no card number."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "litellm_app.py"
+    saved = (list(litellm.callbacks), litellm.custom_provider_map)
+    try:
+        runpy.run_path(str(example), run_name="__main__")
+    finally:
+        litellm.callbacks, litellm.custom_provider_map = saved
+    printed = capsys.readouterr().out
+    assert "the email call was gated: modify" in printed
+    assert CARD_REPLACEMENT in printed
+    assert CARD not in printed
