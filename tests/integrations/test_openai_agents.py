@@ -118,14 +118,19 @@ def chunked(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def streamed_message(text: str, *, item_id: str, delta_size: int = 7) -> ModelStep:
+def streamed_message(
+    text: str, *, item_id: str, delta_size: int = 7, announced: bool = False
+) -> ModelStep:
     """A scripted step that streams ``text`` as one message in small deltas, as a provider
-    would (the scripted model's own stream sends a whole message in one delta)."""
+    would (the scripted model's own stream sends a whole message in one delta). ``announced``:
+    the provider also puts the whole text in the events that start the message."""
     message = assistant_message(text, item_id=item_id)
     assert isinstance(message, ResponseOutputMessage)
     part = ResponseOutputText(type="output_text", text=text, annotations=[], logprobs=[])
-    empty = part.model_copy(update={"text": ""})
-    in_progress = message.model_copy(update={"content": [], "status": "in_progress"})
+    empty = part if announced else part.model_copy(update={"text": ""})
+    in_progress = message.model_copy(
+        update={"content": [empty] if announced else [], "status": "in_progress"}
+    )
     response = Response.model_validate(
         {
             "id": "resp-stream",
@@ -227,18 +232,28 @@ def released_text(events: list[Any]) -> str:
 
 
 def test_the_block_is_in_every_model_request() -> None:
+    conversation = GovernedConversation(governance().client(KEY))
+    blocks: list[str] = []
+
+    def answer(output: list[Any]) -> ModelStep:
+        def respond(call: ModelCall) -> list[Any]:
+            blocks.append(conversation.injection_block)  # the block when the model is called
+            return output
+
+        return ModelStep.respond(respond)
+
     model = ScriptedModel(
         [
-            [function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")],
-            [assistant_message("Refunded, and yes, you can pay by card.", item_id="m1")],
+            answer([function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")]),
+            answer([assistant_message("Refunded, and yes, you can pay by card.", item_id="m1")]),
         ]
     )
-    conversation = GovernedConversation(governance().client(KEY))
     run(desk_agent(model), conversation, PAYMENT_QUESTION)
     assert len(model.calls) == 2
-    block = conversation.injection_block
-    assert "PAY-1" in block
-    for call in model.calls:
+    assert "PAY-1" in blocks[0]
+    # The refund tool's turn brought the refund policy in before the second call.
+    assert "REF-2" in blocks[1] and "REF-2" not in blocks[0]
+    for call, block in zip(model.calls, blocks, strict=True):
         assert call.system_instructions == BASE_INSTRUCTIONS + "\n\n" + block
 
 
@@ -360,14 +375,15 @@ def test_a_safe_answer_is_delivered_as_it_is() -> None:
     assert result.final_output == answer
 
 
-def test_no_unchecked_text_reaches_a_streaming_caller() -> None:
+@pytest.mark.parametrize("announced", [False, True], ids=["deltas", "announced"])
+def test_no_unchecked_text_reaches_a_streaming_caller(announced: bool) -> None:
     answer = (
         "Thanks for waiting. "
         + "I looked at the order and everything is in place. " * 12
         + f"For the record, the card is {CARD}, as you said. "
         + "Anything else I can do for you today? " * 8
     )
-    model = ScriptedModel([streamed_message(answer, item_id="m1")])
+    model = ScriptedModel([streamed_message(answer, item_id="m1", announced=announced)])
     events, final = stream(desk_agent(model), GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION)
     for event in events:
         assert not shows_card(event), event
@@ -383,8 +399,13 @@ def test_a_long_safe_stream_is_released_before_it_ends() -> None:
     model = ScriptedModel([streamed_message(answer, item_id="m1")])
     events, final = stream(desk_agent(model), GovernedConversation(governance().client(KEY)), "Status?")
     raw = [event.data for event in events if event.type == "raw_response_event"]
-    done_at = next(i for i, data in enumerate(raw) if data.type == "response.output_text.done")
-    early = "".join(data.delta for data in raw[:done_at] if data.type == "response.output_text.delta")
+    done = next(data for data in raw if data.type == "response.output_text.done")
+    # A released delta carries the sequence number of the model's event that released it.
+    early = "".join(
+        data.delta
+        for data in raw
+        if data.type == "response.output_text.delta" and data.sequence_number < done.sequence_number
+    )
     # Held back is only the tail that a later check could still turn into a violation.
     assert early and answer.startswith(early) and len(early) < len(answer)
     assert final == answer == released_text(events)
@@ -436,8 +457,11 @@ def test_messages_without_ids_of_their_own_are_recorded_once_each() -> None:
     agent = desk_agent(model)
     first = run(agent, GovernedConversation(client, "fake-ids"), "Where is my parcel?")
     history = [*first.to_input_list(), {"role": "user", "content": "And when will it arrive?"}]
-    run(agent, GovernedConversation(client, "fake-ids"), history)
+    second = run(agent, GovernedConversation(client, "fake-ids"), history)
+    assert second.final_output == "It arrives tomorrow."
     assert client.get_conversation("fake-ids").turn_count == 4
+    ids = [item.raw_item.id for item in [*first.new_items, *second.new_items]]
+    assert len(set(ids)) == 2 and FAKE_RESPONSES_ID not in ids
 
 
 # --- failing closed and open ------------------------------------------------------------------
