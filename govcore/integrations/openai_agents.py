@@ -70,14 +70,24 @@ from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.models.interface import ModelTracing
 from agents.tool import Tool
 from agents.tool_context import ToolContext
+from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
 from openai.types.responses import (
+    ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
+    ResponseCreatedEvent,
+    ResponseFailedEvent,
+    ResponseIncompleteEvent,
+    ResponseInProgressEvent,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
     ResponseRefusalDeltaEvent,
+    ResponseRefusalDoneEvent,
     ResponseTextDeltaEvent,
+    ResponseTextDoneEvent,
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
-
-from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
 
 __all__ = [
     "AgentsGovernance",
@@ -93,13 +103,6 @@ ContextT = TypeVar("ContextT")
 _GOVERNANCE: weakref.WeakKeyDictionary[GovernedConversation, AgentsGovernance] = (
     weakref.WeakKeyDictionary()
 )
-
-_TEXT_DELTA = "response.output_text.delta"
-_TEXT_DONE = "response.output_text.done"
-_REFUSAL_DELTA = "response.refusal.delta"
-_REFUSAL_DONE = "response.refusal.done"
-_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
-_STARTED = frozenset({"response.created", "response.in_progress"})
 
 
 def govern(
@@ -305,9 +308,7 @@ class GovernedModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        output = [
-            _with_message_id(item, self.governance.message_id) for item in response.output
-        ]
+        output = [_with_message_id(item, self.governance.message_id) for item in response.output]
         output = await self.governance.checked_output(output)
         return dataclasses.replace(response, output=output)
 
@@ -497,65 +498,71 @@ class _HeldBackStream:
         return known
 
     async def handle(self, event: TResponseStreamEvent) -> list[TResponseStreamEvent]:
-        kind = event.type
-        if kind in (_TEXT_DELTA, _REFUSAL_DELTA):
+        """The events to pass on in place of ``event`` (often just ``event``)."""
+        if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
             return await self._delta(event)
-        if kind in (_TEXT_DONE, _REFUSAL_DONE):
-            field = "text" if kind == _TEXT_DONE else "refusal"
-            events, delivered = await self._part_done(event, getattr(event, field))
-            changes: dict[str, Any] = {"item_id": events.item_id, field: delivered}
-            if delivered != getattr(event, field) and "logprobs" in type(event).model_fields:
+        if isinstance(event, ResponseTextDoneEvent):
+            released, delivered = await self._part_done(event, event.text)
+            changes: dict[str, Any] = {"item_id": released.item_id, "text": delivered}
+            if delivered != event.text:
                 changes["logprobs"] = []
-            return [*events.released, _copy(event, **changes)]
-        if kind == "response.content_part.done":
+            return [*released.events, _copy(event, **changes)]
+        if isinstance(event, ResponseRefusalDoneEvent):
+            released, delivered = await self._part_done(event, event.refusal)
+            done = _copy(event, item_id=released.item_id, refusal=delivered)
+            return [*released.events, done]
+        if isinstance(event, ResponseContentPartDoneEvent):
             text = _part_text(event.part)
             if text is None:
                 return [_copy(event, item_id=self._id(event.output_index, event.item_id))]
-            events, delivered = await self._part_done(event, text)
+            released, delivered = await self._part_done(event, text)
             part = _with_text(event.part, delivered)
-            return [*events.released, _copy(event, item_id=events.item_id, part=part)]
-        if kind == "response.content_part.added":
+            return [*released.events, _copy(event, item_id=released.item_id, part=part)]
+        if isinstance(event, ResponseContentPartAddedEvent):
             item_id = self._id(event.output_index, event.item_id)
             return [_copy(event, item_id=item_id, part=_blank_part(event.part))]
-        if kind == "response.output_item.added":
-            item = event.item
-            if not isinstance(item, ResponseOutputMessage):
+        if isinstance(event, ResponseOutputItemAddedEvent):
+            if not isinstance(event.item, ResponseOutputMessage):
                 return [event]
             # The text arrives in deltas: nothing is shown before they are checked.
-            item_id = self._id(event.output_index, item.id)
-            return [_copy(event, item=_blank(item.model_copy(update={"id": item_id})))]
-        if kind == "response.output_item.done":
-            item = event.item
-            if not isinstance(item, ResponseOutputMessage):
+            item_id = self._id(event.output_index, event.item.id)
+            return [_copy(event, item=_blank(event.item.model_copy(update={"id": item_id})))]
+        if isinstance(event, ResponseOutputItemDoneEvent):
+            if not isinstance(event.item, ResponseOutputMessage):
                 return [event]
-            released = await self._finish_item(event.output_index)
-            item = item.model_copy(update={"id": self._id(event.output_index, item.id)})
+            events = await self._finish_item(event.output_index)
+            item = event.item.model_copy(update={"id": self._id(event.output_index, event.item.id)})
             checked = await self._governance.checked_output([item], self._delivered)
-            return [*released, _copy(event, item=checked[0])]
-        if kind in _TERMINAL:
-            released = []
+            return [*events, _copy(event, item=checked[0])]
+        if isinstance(
+            event, ResponseCompletedEvent | ResponseIncompleteEvent | ResponseFailedEvent
+        ):
+            events = []
             for output_index in sorted({slot[0] for slot in self._parts}):
-                released.extend(await self._finish_item(output_index))
-            response = event.response
+                events.extend(await self._finish_item(output_index))
             output = [
                 item.model_copy(update={"id": self._id(index, item.id)})
                 if isinstance(item, ResponseOutputMessage)
                 else item
-                for index, item in enumerate(response.output)
+                for index, item in enumerate(event.response.output)
             ]
             output = await self._governance.checked_output(output, self._delivered)
-            response = response.model_copy(update={"output": output})
-            return [*released, _copy(event, response=response)]
-        if kind in _STARTED and event.response.output:
-            response = event.response
+            response = event.response.model_copy(update={"output": output})
+            return [*events, _copy(event, response=response)]
+        if isinstance(event, ResponseCreatedEvent | ResponseInProgressEvent) and (
+            event.response.output
+        ):
             output = [
                 _blank(item) if isinstance(item, ResponseOutputMessage) else item
-                for item in response.output
+                for item in event.response.output
             ]
-            return [_copy(event, response=response.model_copy(update={"output": output}))]
+            response = event.response.model_copy(update={"output": output})
+            return [_copy(event, response=response)]
         return [event]
 
-    async def _delta(self, event: Any) -> list[TResponseStreamEvent]:
+    async def _delta(
+        self, event: ResponseTextDeltaEvent | ResponseRefusalDeltaEvent
+    ) -> list[TResponseStreamEvent]:
         item_id = self._id(event.output_index, event.item_id)
         slot = (event.output_index, event.content_index)
         part = self._parts.get(slot)
@@ -563,7 +570,7 @@ class _HeldBackStream:
             part = self._parts[slot] = _HeldBackPart(
                 self._governance.conversation,
                 _part_key(item_id, event.content_index),
-                refusal=event.type == _REFUSAL_DELTA,
+                refusal=isinstance(event, ResponseRefusalDeltaEvent),
             )
         pieces = await part.push(event.delta)
         return [
@@ -571,10 +578,14 @@ class _HeldBackStream:
             for piece in pieces
         ]
 
-    async def _part_done(self, event: Any, original: str) -> tuple[_Released, str]:
+    async def _part_done(
+        self,
+        event: ResponseTextDoneEvent | ResponseRefusalDoneEvent | ResponseContentPartDoneEvent,
+        original: str,
+    ) -> tuple[_Released, str]:
         """Finish a part at its done event: the text still to release, and all it delivers."""
         item_id = self._id(event.output_index, event.item_id)
-        released = await self._finish(event.output_index, event.content_index, event.sequence_number)
+        events = await self._finish(event.output_index, event.content_index, event.sequence_number)
         key = _part_key(item_id, event.content_index)
         delivered = self._delivered.get(key)
         if delivered is None:
@@ -582,7 +593,7 @@ class _HeldBackStream:
             checked = await self._governance.conversation.acheck_answer(original, message_id=key)
             delivered = self._delivered[key] = checked.text
             self._governance.recorded.add(key)
-        return _Released(item_id, released), delivered
+        return _Released(item_id, events), delivered
 
     async def _finish(
         self, output_index: int, content_index: int, sequence_number: int
@@ -614,8 +625,10 @@ class _HeldBackStream:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Released:
+    """A finished part's message id and the delta events with the rest of its text."""
+
     item_id: str
-    released: list[TResponseStreamEvent]
+    events: list[TResponseStreamEvent]
 
 
 # --- the SDK's items -------------------------------------------------------------------------
@@ -695,7 +708,7 @@ def _delta_event(
     output_index, content_index = slot
     if refusal:
         return ResponseRefusalDeltaEvent(
-            type=_REFUSAL_DELTA,
+            type="response.refusal.delta",
             item_id=item_id,
             output_index=output_index,
             content_index=content_index,
@@ -703,7 +716,7 @@ def _delta_event(
             sequence_number=sequence_number,
         )
     return ResponseTextDeltaEvent(
-        type=_TEXT_DELTA,
+        type="response.output_text.delta",
         item_id=item_id,
         output_index=output_index,
         content_index=content_index,
@@ -767,7 +780,9 @@ def _turns(input: str | list[TResponseInputItem], origin: str) -> Iterator[_Turn
                 output = _field(item, "output")
                 text = output if isinstance(output, str) else _content_text(output)
                 key = _output_key(call_id)
-                yield _Turn(key, "tool", text, tool_names.get(call_id, ""), call_id)
+                # With a server-side history the call may not be in the input: a generic name.
+                name = tool_names.get(call_id) or "tool"
+                yield _Turn(key, "tool", text, name, call_id)
                 anchor, distance = key, 0
         elif role == "assistant" and kind in (None, "message"):
             item_id = _field(item, "id")
@@ -775,9 +790,9 @@ def _turns(input: str | list[TResponseInputItem], origin: str) -> Iterator[_Turn
             if isinstance(item_id, str) and item_id and item_id != FAKE_RESPONSES_ID:
                 if isinstance(content, list):
                     for index, part in enumerate(content):
-                        text = _part_text(part)
-                        if text:
-                            yield _Turn(_part_key(item_id, index), "assistant", text)
+                        part_text = _part_text(part)
+                        if part_text:
+                            yield _Turn(_part_key(item_id, index), "assistant", part_text)
                 elif isinstance(content, str) and content.strip():
                     yield _Turn(_part_key(item_id, 0), "assistant", content)
                 anchor, distance = "msg:" + item_id, 0

@@ -18,7 +18,9 @@ if os.environ.get("CI", "").lower() == "true":
     # CI installs the extra: without it these tests fail rather than skip.
     import agents
 else:
-    agents = pytest.importorskip("agents", reason="needs the extra: pip install 'govcore[openai-agents]'")
+    agents = pytest.importorskip(
+        "agents", reason="needs the extra: pip install 'govcore[openai-agents]'"
+    )
 
 from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
 from agents.models.fake_id import FAKE_RESPONSES_ID
@@ -36,10 +38,6 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
     ResponseTextDoneEvent,
 )
-
-from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError, GovernedConversation
-from govcore.integrations.openai_agents import AgentsGovernance, govern
-from govcore.testing import FakeClock
 from tests.integrations.support import (
     CARD,
     CARD_DIGITS,
@@ -49,6 +47,10 @@ from tests.integrations.support import (
     SwitchableStore,
     governance,
 )
+
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError, GovernedConversation
+from govcore.integrations.openai_agents import AgentsGovernance, govern
+from govcore.testing import FakeClock
 
 BASE_INSTRUCTIONS = "You are the support desk's assistant."
 PAYMENT_QUESTION = "Can I pay for the order with my credit card number now?"
@@ -98,9 +100,7 @@ def desk_agent(model: ScriptedModel, desk: Desk | None = None) -> Agent[Any]:
     )
 
 
-def run(
-    agent: Agent[Any], conversation: GovernedConversation, user_input: Any
-) -> agents.RunResult:
+def run(agent: Agent[Any], conversation: GovernedConversation, user_input: Any) -> agents.RunResult:
     governed, run_config = govern(agent, conversation)
     return asyncio.run(Runner.run(governed, user_input, run_config=run_config))
 
@@ -252,16 +252,21 @@ def test_the_block_is_in_every_model_request() -> None:
     assert len(model.calls) == 2
     assert "PAY-1" in blocks[0]
     # The refund tool's turn brought the refund policy in before the second call.
-    assert "REF-2" in blocks[1] and "REF-2" not in blocks[0]
+    assert "REF-2" in blocks[1]
+    assert "REF-2" not in blocks[0]
     for call, block in zip(model.calls, blocks, strict=True):
         assert call.system_instructions == BASE_INSTRUCTIONS + "\n\n" + block
 
 
 def test_the_block_is_in_a_streamed_request_and_a_handed_off_agents() -> None:
-    billing_model = ScriptedModel([[assistant_message("Billing here, how can I help?", item_id="b1")]])
+    billing_model = ScriptedModel(
+        [[assistant_message("Billing here, how can I help?", item_id="b1")]]
+    )
     billing = Agent(name="billing", instructions="You handle billing.", model=billing_model)
     front_model = ScriptedModel([[function_call("transfer_to_billing", {}, call_id="h1")]])
-    front = Agent(name="front", instructions=BASE_INSTRUCTIONS, model=front_model, handoffs=[billing])
+    front = Agent(
+        name="front", instructions=BASE_INSTRUCTIONS, model=front_model, handoffs=[billing]
+    )
     conversation = GovernedConversation(governance().client(KEY))
     _, final = stream(front, conversation, PAYMENT_QUESTION)
     assert final == "Billing here, how can I help?"
@@ -281,7 +286,9 @@ def test_a_model_named_by_the_run_configuration_is_governed() -> None:
 
     agent = Agent(name="desk", instructions=BASE_INSTRUCTIONS, model="desk-model")
     conversation = GovernedConversation(governance().client(KEY))
-    governed, run_config = govern(agent, conversation, run_config=RunConfig(model_provider=Provider()))
+    governed, run_config = govern(
+        agent, conversation, run_config=RunConfig(model_provider=Provider())
+    )
     asyncio.run(Runner.run(governed, PAYMENT_QUESTION, run_config=run_config))
     assert "PAY-1" in (scripted.calls[0].system_instructions or "")
 
@@ -304,10 +311,16 @@ def test_a_denied_tool_never_runs_and_the_model_reads_why() -> None:
     model = ScriptedModel(
         [
             [function_call("delete_account", {"user": "u-9"}, call_id="c1")],
-            [assistant_message("I cannot delete accounts; you can close it in your settings.", item_id="m1")],
+            [
+                assistant_message(
+                    "I cannot delete accounts; you can close it in your settings.", item_id="m1"
+                )
+            ],
         ]
     )
-    run(desk_agent(model, desk), GovernedConversation(governance().client(KEY)), "Delete my account")
+    run(
+        desk_agent(model, desk), GovernedConversation(governance().client(KEY)), "Delete my account"
+    )
     assert desk.ran == []
     message = tool_outputs(model.calls[1])["c1"]
     assert "delete_account" in message
@@ -324,7 +337,8 @@ def test_a_call_over_the_cap_runs_with_the_safer_arguments() -> None:
     run(desk_agent(model, desk), GovernedConversation(governance().client(KEY)), "Refund order 7")
     assert len(desk.ran) == 1
     name, arguments = desk.ran[0]
-    assert name == "issue_refund" and arguments["order"] == 7
+    assert name == "issue_refund"
+    assert arguments["order"] == 7
     assert arguments["amount"] <= REFUND_CAP
 
 
@@ -352,7 +366,8 @@ def test_a_tool_result_is_checked_before_the_model_reads_it() -> None:
     )
     run(desk_agent(model), GovernedConversation(governance().client(KEY)), "Which card do I use?")
     output = tool_outputs(model.calls[1])["c1"]
-    assert CARD_REPLACEMENT in output and CARD not in output
+    assert CARD_REPLACEMENT in output
+    assert CARD not in output
 
 
 # --- answers ----------------------------------------------------------------------------------
@@ -361,10 +376,13 @@ def test_a_tool_result_is_checked_before_the_model_reads_it() -> None:
 def test_the_final_answer_is_redacted_everywhere_the_caller_reads_it() -> None:
     answer = f"Your card {CARD} is on file."
     model = ScriptedModel([[assistant_message(answer, item_id="m1")]])
-    result = run(desk_agent(model), GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION)
+    result = run(
+        desk_agent(model), GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION
+    )
     assert result.final_output == f"Your card {CARD_REPLACEMENT} is on file."
     replay = json.dumps(result.to_input_list())
-    assert CARD not in replay and CARD_REPLACEMENT in replay
+    assert CARD not in replay
+    assert CARD_REPLACEMENT in replay
     assert not any(shows_card(item) for item in result.new_items)
 
 
@@ -384,7 +402,9 @@ def test_no_unchecked_text_reaches_a_streaming_caller(announced: bool) -> None:
         + "Anything else I can do for you today? " * 8
     )
     model = ScriptedModel([streamed_message(answer, item_id="m1", announced=announced)])
-    events, final = stream(desk_agent(model), GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION)
+    events, final = stream(
+        desk_agent(model), GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION
+    )
     for event in events:
         assert not shows_card(event), event
     released = released_text(events)
@@ -397,7 +417,9 @@ def test_no_unchecked_text_reaches_a_streaming_caller(announced: bool) -> None:
 def test_a_long_safe_stream_is_released_before_it_ends() -> None:
     answer = "I looked at the order and everything is in place. " * 30
     model = ScriptedModel([streamed_message(answer, item_id="m1")])
-    events, final = stream(desk_agent(model), GovernedConversation(governance().client(KEY)), "Status?")
+    events, final = stream(
+        desk_agent(model), GovernedConversation(governance().client(KEY)), "Status?"
+    )
     raw = [event.data for event in events if event.type == "raw_response_event"]
     done = next(data for data in raw if data.type == "response.output_text.done")
     # A released delta carries the sequence number of the model's event that released it.
@@ -407,7 +429,9 @@ def test_a_long_safe_stream_is_released_before_it_ends() -> None:
         if data.type == "response.output_text.delta" and data.sequence_number < done.sequence_number
     )
     # Held back is only the tail that a later check could still turn into a violation.
-    assert early and answer.startswith(early) and len(early) < len(answer)
+    assert early
+    assert answer.startswith(early)
+    assert len(early) < len(answer)
     assert final == answer == released_text(events)
 
 
@@ -461,39 +485,37 @@ def test_messages_without_ids_of_their_own_are_recorded_once_each() -> None:
     assert second.final_output == "It arrives tomorrow."
     assert client.get_conversation("fake-ids").turn_count == 4
     ids = [item.raw_item.id for item in [*first.new_items, *second.new_items]]
-    assert len(set(ids)) == 2 and FAKE_RESPONSES_ID not in ids
+    assert len(set(ids)) == 2
+    assert FAKE_RESPONSES_ID not in ids
 
 
 # --- failing closed and open ------------------------------------------------------------------
 
 
-def failing_desk(
-    after_call: int, *, fail: str
-) -> tuple[GovernedConversation, SwitchableStore, Callable[[ModelCall], Any]]:
-    """A conversation on a store that goes down once the model has answered ``after_call``
-    calls; the returned function wraps a step so that it takes the store down."""
+def on_a_failing_store(
+    fail: str,
+) -> tuple[GovernedConversation, Callable[[list[Any]], ModelStep]]:
+    """A conversation on a store that can go down, and a scripted step that answers with the
+    given output and takes the store down as the model answers."""
     store = SwitchableStore(FakeClock())
-    conversation = GovernedConversation(
-        governance(store).client(KEY),
-        fail=fail,  # type: ignore[arg-type]
-    )
+    conversation = GovernedConversation(governance(store).client(KEY), fail=fail)  # type: ignore[arg-type]
 
-    def going_down(output: list[Any]) -> Callable[[ModelCall], Any]:
+    def going_down(output: list[Any]) -> ModelStep:
         def respond(call: ModelCall) -> list[Any]:
             store.down = True
             return output
 
-        return respond
+        return ModelStep.respond(respond)
 
-    return conversation, store, going_down  # type: ignore[return-value]
+    return conversation, going_down
 
 
 def test_fail_closed_blocks_the_tool_and_stops_the_run() -> None:
     desk = Desk()
-    conversation, _, going_down = failing_desk(1, fail="closed")
+    conversation, going_down = on_a_failing_store("closed")
     model = ScriptedModel(
         [
-            ModelStep.respond(going_down([function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")])),
+            going_down([function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")]),
             [assistant_message("Refunded.", item_id="m1")],
         ]
     )
@@ -505,8 +527,8 @@ def test_fail_closed_blocks_the_tool_and_stops_the_run() -> None:
 
 
 def test_fail_closed_withholds_the_answer() -> None:
-    conversation, _, going_down = failing_desk(0, fail="closed")
-    model = ScriptedModel([ModelStep.respond(going_down([assistant_message(f"Card {CARD}.", item_id="m1")]))])
+    conversation, going_down = on_a_failing_store("closed")
+    model = ScriptedModel([going_down([assistant_message(f"Card {CARD}.", item_id="m1")])])
     result = run(desk_agent(model), conversation, PAYMENT_QUESTION)
     assert result.final_output == WITHHELD_TEXT
 
@@ -532,10 +554,10 @@ def test_fail_closed_withholds_the_rest_of_a_stream() -> None:
 
 def test_fail_open_runs_the_tool_and_delivers_the_answer() -> None:
     desk = Desk()
-    conversation, _, going_down = failing_desk(1, fail="open")
+    conversation, going_down = on_a_failing_store("open")
     model = ScriptedModel(
         [
-            ModelStep.respond(going_down([function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")])),
+            going_down([function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")]),
             [assistant_message("Refunded.", item_id="m1")],
         ]
     )
@@ -555,10 +577,13 @@ def test_run_sync_is_governed() -> None:
             [assistant_message(f"Done, card {CARD}.", item_id="m1")],
         ]
     )
-    governed, run_config = govern(desk_agent(model, desk), GovernedConversation(governance().client(KEY)))
+    governed, run_config = govern(
+        desk_agent(model, desk), GovernedConversation(governance().client(KEY))
+    )
     result = Runner.run_sync(governed, "Delete my account", run_config=run_config)
     assert desk.ran == []
-    assert CARD not in result.final_output and CARD_REPLACEMENT in result.final_output
+    assert CARD not in result.final_output
+    assert CARD_REPLACEMENT in result.final_output
 
 
 def test_governing_twice_wraps_once() -> None:
@@ -568,5 +593,7 @@ def test_governing_twice_wraps_once() -> None:
     twice, config_twice = govern(once, conversation, run_config=config_once)
     assert AgentsGovernance.of(conversation) is AgentsGovernance.of(conversation)
     assert twice.model is once.model
-    assert [tool.on_invoke_tool for tool in twice.tools] == [tool.on_invoke_tool for tool in once.tools]  # type: ignore[union-attr]
+    assert [tool.on_invoke_tool for tool in twice.tools] == [
+        tool.on_invoke_tool for tool in once.tools
+    ]  # type: ignore[union-attr]
     assert config_twice.model_provider is config_once.model_provider
