@@ -167,9 +167,12 @@ class AgentsGovernance:
         return governed
 
     def model(self, model: Model) -> Model:
-        """``model`` governed (a model already governed for this conversation is kept)."""
-        if isinstance(model, GovernedModel) and model.governance is self:
-            return model
+        """``model`` governed (a model already governed for this conversation is kept; one
+        governed for another conversation is governed for this one instead)."""
+        if isinstance(model, GovernedModel):
+            if model.governance is self:
+                return model
+            model = model.model
         return GovernedModel(model, self)
 
     def tool(self, tool: Tool) -> Tool:
@@ -178,8 +181,10 @@ class AgentsGovernance:
         if not isinstance(tool, FunctionTool):
             return tool
         invoke = tool.on_invoke_tool
-        if isinstance(invoke, _GovernedInvoker) and invoke.governance is self:
-            return tool
+        if isinstance(invoke, _GovernedInvoker):
+            if invoke.governance is self:
+                return tool
+            invoke = invoke.invoke  # governed for another conversation: this one instead
         # A shallow copy whose invoker is the governed one, which calls the original's (bound
         # to the original tool, with the same failure policy). FunctionTool's own copy would
         # re-normalise the schema the original already normalised (0.1 ms per tool, per run).
@@ -194,7 +199,9 @@ class AgentsGovernance:
         base = run_config if run_config is not None else RunConfig()
         changes: dict[str, Any] = {}
         provider = base.model_provider
-        if not (isinstance(provider, GovernedModelProvider) and provider.governance is self):
+        if isinstance(provider, GovernedModelProvider) and provider.governance is not self:
+            provider = provider.provider
+        if not isinstance(provider, GovernedModelProvider):
             changes["model_provider"] = GovernedModelProvider(provider, self)
         if isinstance(base.model, Model):
             changes["model"] = self.model(base.model)
@@ -780,7 +787,8 @@ def _turns(input: str | list[TResponseInputItem], origin: str) -> Iterator[_Turn
     """The turns of a model input, each with the identity it is recorded under."""
     if isinstance(input, str):
         if input.strip():
-            yield _Turn(f"user:{origin}:0:{_digest(input)}", "user", input)
+            # The identity the same text has as the first item of a list input.
+            yield _Turn(f"user:{origin}:1:{_digest(input)}", "user", input)
         return
     tool_names: dict[str, str] = {}
     anchor, distance = origin, 0

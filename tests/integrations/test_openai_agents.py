@@ -48,6 +48,7 @@ from tests.integrations.support import (
     governance,
 )
 
+import govcore
 from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError, GovernedConversation
 from govcore.integrations.openai_agents import AgentsGovernance, govern
 from govcore.testing import FakeClock
@@ -580,7 +581,13 @@ def test_run_sync_is_governed() -> None:
     governed, run_config = govern(
         desk_agent(model, desk), GovernedConversation(governance().client(KEY))
     )
-    result = Runner.run_sync(governed, "Delete my account", run_config=run_config)
+    try:
+        result = Runner.run_sync(governed, "Delete my account", run_config=run_config)
+    finally:
+        # run_sync leaves the thread's default event loop open for the next call: close it.
+        policy = asyncio.get_event_loop_policy()
+        policy.get_event_loop().close()
+        policy.set_event_loop(None)
     assert desk.ran == []
     assert CARD not in result.final_output
     assert CARD_REPLACEMENT in result.final_output
@@ -597,3 +604,22 @@ def test_governing_twice_wraps_once() -> None:
         tool.on_invoke_tool for tool in once.tools
     ]  # type: ignore[union-attr]
     assert config_twice.model_provider is config_once.model_provider
+
+
+def test_an_agent_governed_for_one_conversation_is_governed_for_the_next_instead() -> None:
+    gov = governance()
+    desk = Desk()
+    model = ScriptedModel(
+        [
+            [function_call("issue_refund", {"order": 7, "amount": 20}, call_id="c1")],
+            [assistant_message("Refunded.", item_id="m1")],
+        ]
+    )
+    first, _ = govern(desk_agent(model, desk), GovernedConversation(gov.client(KEY), "first"))
+    again, run_config = govern(first, GovernedConversation(gov.client(KEY), "second"))
+    asyncio.run(Runner.run(again, "Refund order 7", run_config=run_config))
+    assert desk.ran == [("issue_refund", {"order": 7, "amount": 20})]
+    client = gov.client(KEY)
+    assert client.get_conversation("second").turn_count == 3  # user, tool, answer
+    with pytest.raises(govcore.NotFoundError):
+        client.get_conversation("first")
