@@ -16,6 +16,11 @@ minus the ungoverned time of the same round. Scenarios:
   round (which leaves the gate, the result check, the tool turn and the SDK's second model
   call, which the ungoverned difference takes out again).
 
+Each overhead is measured twice: with the real conversation, and with one whose govcore calls
+answer at once (``InstantConversation``), which leaves the adapter's own glue (wrapping the agent
+per run, reading the SDK's items, rewriting its events). A last table times each govcore call the
+adapter makes, on its own.
+
 Targets (issue 19): under 1 ms p50 per model call, under 0.3 ms per tool call.
 """
 
@@ -39,7 +44,7 @@ except ImportError:  # pragma: no cover - a setup problem, explained to the user
     sys.exit('this benchmark needs the SDK: pip install -e ".[openai-agents]"')
 
 import govcore
-from govcore.integrations import GovernedConversation
+from govcore.integrations import CheckedText, GovernedConversation
 from govcore.integrations.openai_agents import govern
 
 KEY = "gk_bench_openai_agents_0001"
@@ -114,6 +119,34 @@ def streamed_step() -> ModelStep:
     return ModelStep.stream(events, output=[message])
 
 
+class InstantConversation(GovernedConversation):
+    """A conversation whose govcore calls answer at once: what is left is the adapter's glue."""
+
+    async def arecord_user(self, text: str, *, message_id: str | None = None) -> str:
+        return ""
+
+    async def arecord_assistant(self, text: str, *, message_id: str | None = None) -> None:
+        return None
+
+    async def arecord_tool_result(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def agate_tool(self, tool_name: str, arguments: Any, **kwargs: Any) -> govcore.ToolGate:
+        return govcore.ToolGate(
+            action="allow", arguments=dict(arguments), message=None, decision=None, recheck=None
+        )
+
+    async def acheck_tool_result(self, tool_name: str, result: Any, **kwargs: Any) -> CheckedText:
+        return CheckedText(str(result), None, changed=False, withheld=False)
+
+    async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
+        return CheckedText(text, None, changed=False, withheld=False)
+
+    async def astream(self, deltas: Any, *, message_id: str | None = None) -> Any:
+        async for delta in deltas:
+            yield delta
+
+
 Scenario = Callable[[GovernedConversation | None], Awaitable[None]]
 
 
@@ -156,32 +189,82 @@ async def run(
         await Runner.run(agent, QUESTION, run_config=run_config)
 
 
-async def measure(rounds: int) -> dict[str, list[float]]:
+async def measure(rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Per kind of conversation ("govcore", "glue"), per scenario: each round's overhead."""
     gov = govcore.Governance.from_config(CONFIG)
     client = gov.client(KEY)
     cases = scenarios(gov)
-    overheads: dict[str, list[float]] = {name: [] for name in cases}
-    overheads["tool call"] = []
+    kinds: dict[str, type[GovernedConversation]] = {
+        "govcore": GovernedConversation,
+        "glue": InstantConversation,
+    }
+    overheads = {kind: {name: [] for name in [*cases, "tool call"]} for kind in kinds}
+    order = [(name, kind) for name in cases for kind in (None, *kinds)]
     for number in range(rounds + 5):  # the first 5 rounds warm up and are not kept
-        timings: dict[tuple[str, bool], float] = {}
-        order = [(name, governed) for name in cases for governed in (False, True)]
+        timings: dict[tuple[str, str | None], float] = {}
         shift = number % len(order)
-        for name, governed in order[shift:] + order[:shift]:
-            conversation = GovernedConversation(client) if governed else None
+        for name, kind in order[shift:] + order[:shift]:
+            conversation = kinds[kind](client) if kind is not None else None
             start = time.perf_counter()
             await cases[name](conversation)
-            timings[name, governed] = time.perf_counter() - start
+            timings[name, kind] = time.perf_counter() - start
         if number < 5:
             continue
-        for name in cases:
-            overheads[name].append(timings[name, True] - timings[name, False])
-        overheads["tool call"].append(overheads["tool"][-1] - overheads["answer"][-1])
+        for kind, values in overheads.items():
+            for name in cases:
+                values[name].append(timings[name, kind] - timings[name, None])
+            values["tool call"].append(values["tool"][-1] - values["answer"][-1])
     return overheads
+
+
+async def govcore_calls(rounds: int) -> dict[str, list[float]]:
+    """Each govcore call of a run with a tool call, timed on its own (a new conversation each)."""
+    client = govcore.Governance.from_config(CONFIG).client(KEY)
+    calls: dict[str, list[float]] = {
+        "record the user turn": [],
+        "gate the tool call": [],
+        "check the tool result": [],
+        "record the tool turn": [],
+        "check and record the answer": [],
+    }
+    for number in range(rounds + 5):
+        conversation = GovernedConversation(client)
+        steps = [
+            conversation.arecord_user(QUESTION, message_id="u1"),
+            conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
+            conversation.acheck_tool_result(
+                "issue_refund", "Refunded 20 on order 7.", call_id="c1"
+            ),
+            conversation.arecord_tool_result(
+                "issue_refund", "Refunded 20 on order 7.", call_id="c1", message_id="output:c1"
+            ),
+            conversation.acheck_answer(ANSWER, message_id="m1"),
+        ]
+        for name, step in zip(calls, steps, strict=True):
+            start = time.perf_counter()
+            await step
+            if number >= 5:
+                calls[name].append(time.perf_counter() - start)
+    return calls
 
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def row(label: str, seconds: list[float], target: float | None) -> None:
+    values = [value * 1000 for value in seconds]
+    target_text = f"< {target} ms" if target is not None else ""
+    print(
+        f"| {label:44} | {statistics.median(values):6.3f} | {percentile(values, 0.95):6.3f} "
+        f"| {percentile(values, 0.99):6.3f} | {target_text:10} |"
+    )
+
+
+def header(title: str) -> None:
+    print(f"| {title:44} | {'p50':>6} | {'p95':>6} | {'p99':>6} | target p50 |")
+    print(f"|{'-' * 46}|{'-' * 8}|{'-' * 8}|{'-' * 8}|------------|")
 
 
 def main() -> None:
@@ -191,25 +274,24 @@ def main() -> None:
     agents.set_tracing_disabled(True)
     gc.collect()
     overheads = asyncio.run(measure(arguments.rounds))
+    calls = asyncio.run(govcore_calls(arguments.rounds))
     print(f"OpenAI Agents SDK {agents.__version__}, Python {platform.python_version()}, ", end="")
     print(f"{arguments.rounds} rounds; overhead = governed run - ungoverned run, in ms")
-    print()
     rows = [
         ("model call, text answer", "answer", 1.0),
-        ("model call, streamed (600 chars)", "streamed", 1.0),
+        ("model call, streamed (600 characters)", "streamed", 1.0),
         ("tool call (gate, result check, tool turn)", "tool call", 0.3),
         ("run: tool call + text answer", "tool", None),
     ]
-    print(f"| {'what':42} | {'p50':>6} | {'p95':>6} | {'p99':>6} | target p50 |")
-    print(f"|{'-' * 44}|{'-' * 8}|{'-' * 8}|{'-' * 8}|------------|")
-    for label, name, target in rows:
-        values = [value * 1000 for value in overheads[name]]
-        p50 = statistics.median(values)
-        target_text = f"< {target} ms" if target is not None else ""
-        print(
-            f"| {label:42} | {p50:6.3f} | {percentile(values, 0.95):6.3f} "
-            f"| {percentile(values, 0.99):6.3f} | {target_text:10} |"
-        )
+    for kind, title in (("govcore", "governed (in-memory store)"), ("glue", "adapter glue only")):
+        print()
+        header(title)
+        for label, name, target in rows:
+            row(label, overheads[kind][name], target if kind == "govcore" else None)
+    print()
+    header("each govcore call, on its own")
+    for label, seconds in calls.items():
+        row(label, seconds, None)
 
 
 if __name__ == "__main__":
