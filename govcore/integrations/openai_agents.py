@@ -70,7 +70,6 @@ from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.models.interface import ModelTracing
 from agents.tool import Tool
 from agents.tool_context import ToolContext
-from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseContentPartAddedEvent,
@@ -88,6 +87,8 @@ from openai.types.responses import (
     ResponseTextDoneEvent,
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
+
+from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
 
 __all__ = [
     "AgentsGovernance",

@@ -38,6 +38,11 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
     ResponseTextDoneEvent,
 )
+
+import govcore
+from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError, GovernedConversation
+from govcore.integrations.openai_agents import AgentsGovernance, govern
+from govcore.testing import FakeClock
 from tests.integrations.support import (
     CARD,
     CARD_DIGITS,
@@ -47,11 +52,6 @@ from tests.integrations.support import (
     SwitchableStore,
     governance,
 )
-
-import govcore
-from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError, GovernedConversation
-from govcore.integrations.openai_agents import AgentsGovernance, govern
-from govcore.testing import FakeClock
 
 BASE_INSTRUCTIONS = "You are the support desk's assistant."
 PAYMENT_QUESTION = "Can I pay for the order with my credit card number now?"
