@@ -402,16 +402,13 @@ class _GovernedInvoker:
     async def __call__(self, ctx: ToolContext[Any], input: str) -> Any:
         conversation = self.governance.conversation
         name = ctx.tool_name
-        arguments = _json_object(input)
-        if arguments is None:
-            # Not a JSON object: the tool's own validation refuses it without running the tool.
-            return await self.invoke(ctx, input)
+        arguments, wrapped = _arguments(input)
         gate = await conversation.agate_tool(name, arguments)
         if not gate.runs:
             output: Any = gate.message or f"The tool call {name!r} was blocked."
         else:
             if gate.action == "modify":
-                input = json.dumps(gate.arguments, ensure_ascii=False)
+                input = _input_of(gate.arguments, wrapped)
             result = await self.invoke(ctx, input)
             checked = await conversation.acheck_tool_result(name, result, call_id=ctx.tool_call_id)
             output = checked.text if checked.changed else result
@@ -776,12 +773,25 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def _arguments(text: str) -> tuple[dict[str, Any], bool]:
+    """A tool call's arguments to gate, and whether they were wrapped: a JSON object as it is;
+    anything else (a hand-written tool may take any text) as ``{"input": ...}``, so that the
+    tool's deny rules and the detect rules still read it."""
     try:
         value = json.loads(text) if text.strip() else {}
     except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+        return {"input": text}, True
+    if isinstance(value, dict):
+        return value, False
+    return {"input": value}, True
+
+
+def _input_of(arguments: Mapping[str, Any], wrapped: bool) -> str:
+    """The tool input for (safer) arguments, in the form the tool was called with."""
+    if not wrapped:
+        return json.dumps(arguments, ensure_ascii=False)
+    value = arguments.get("input")
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _turns(input: str | list[TResponseInputItem], origin: str) -> Iterator[_Turn]:

@@ -623,3 +623,29 @@ def test_an_agent_governed_for_one_conversation_is_governed_for_the_next_instead
     assert client.get_conversation("second").turn_count == 3  # user, tool, answer
     with pytest.raises(govcore.NotFoundError):
         client.get_conversation("first")
+
+
+def test_a_tool_that_takes_raw_text_is_gated_on_that_text() -> None:
+    received: list[str] = []
+
+    async def note(ctx: Any, text: str) -> str:
+        received.append(text)
+        return "Noted."
+
+    raw_tool = FunctionTool(
+        name="write_note",
+        description="Write a free-text note on the order.",
+        params_json_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        on_invoke_tool=note,
+        strict_json_schema=False,
+    )
+    model = ScriptedModel(
+        [
+            [function_call("write_note", f"Customer card {CARD}, call back", call_id="c1")],
+            [assistant_message("Noted on the order.", item_id="m1")],
+        ]
+    )
+    agent = Agent(name="desk", instructions=BASE_INSTRUCTIONS, model=model, tools=[raw_tool])
+    run(agent, GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION)
+    assert CARD not in "".join(received)
+    assert all(CARD_DIGITS not in "".join(ch for ch in text if ch.isdigit()) for text in received)
