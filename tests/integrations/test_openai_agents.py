@@ -34,6 +34,7 @@ from openai.types.responses import (
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
     ResponseOutputMessage,
+    ResponseOutputRefusal,
     ResponseOutputText,
     ResponseTextDeltaEvent,
     ResponseTextDoneEvent,
@@ -649,3 +650,27 @@ def test_a_tool_that_takes_raw_text_is_gated_on_that_text() -> None:
     run(agent, GovernedConversation(governance().client(KEY)), PAYMENT_QUESTION)
     assert CARD not in "".join(received)
     assert all(CARD_DIGITS not in "".join(ch for ch in text if ch.isdigit()) for text in received)
+
+
+def test_a_streamed_refusal_is_held_back_too() -> None:
+    refusal = ResponseOutputRefusal(type="refusal", refusal=f"I will not keep the card {CARD}.")
+    message = ResponseOutputMessage(
+        id="m1", type="message", role="assistant", status="completed", content=[refusal]
+    )
+    model = ScriptedModel([[message]])  # the scripted model streams it as refusal events
+    governed, run_config = govern(desk_agent(model), GovernedConversation(governance().client(KEY)))
+    seen: list[Any] = []
+
+    async def consume() -> None:
+        result = Runner.run_streamed(governed, PAYMENT_QUESTION, run_config=run_config)
+        async for event in result.stream_events():
+            seen.append(event)
+
+    # The SDK ends a run whose answer is a refusal with an error that quotes it.
+    with pytest.raises(agents.ModelRefusalError) as refused:
+        asyncio.run(consume())
+    assert CARD_REPLACEMENT in str(refused.value)
+    assert CARD not in str(refused.value)
+    kinds = {event.data.type for event in seen if event.type == "raw_response_event"}
+    assert "response.refusal.delta" in kinds
+    assert not any(shows_card(event) for event in seen)
