@@ -408,7 +408,7 @@ class GovernedConversation:
         govcore fails mid-stream, what was delivered stays delivered and the rest is withheld
         (fail closed: :data:`WITHHELD_TEXT` is yielded once) or passed on unchecked (fail open).
         """
-        guard = self.stream_guard()
+        guard = self._guard(self.blocking_client)
         self.last_stream = guard
         source = iter(deltas)
         try:
@@ -438,10 +438,12 @@ class GovernedConversation:
             self.record_assistant(guard.text, message_id=message_id)
 
     def stream_guard(self) -> StreamGuard:
-        """A hold-back guard over this conversation (for adapters that drive the stream)."""
-        return StreamGuard(
-            self._client, self.session_id, chunk_size=self.chunk_size, hold_back=True
-        )
+        """A hold-back guard over this conversation (for adapters that drive the stream), on the
+        client the conversation was given."""
+        return self._guard(self._client)
+
+    def _guard(self, client: Any) -> StreamGuard:
+        return StreamGuard(client, self.session_id, chunk_size=self.chunk_size, hold_back=True)
 
     def instructions(self, base: str | None = None) -> str:
         """``base`` instructions followed by the current injection block (either may be empty)."""
@@ -572,7 +574,8 @@ class GovernedConversation:
         self, deltas: AsyncIterable[str], *, message_id: str | None = None
     ) -> AsyncIterator[str]:
         """:meth:`stream` for an async stream of deltas."""
-        guard = self.stream_guard()
+        # The asyncio client, so that no check blocks the loop.
+        guard = self._guard(self.async_client)
         self.last_stream = guard
         source = aiter(deltas)
         try:
