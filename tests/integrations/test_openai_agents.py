@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import runpy
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -674,3 +676,15 @@ def test_a_streamed_refusal_is_held_back_too() -> None:
     kinds = {event.data.type for event in seen if event.type == "raw_response_event"}
     assert "response.refusal.delta" in kinds
     assert not any(shows_card(event) for event in seen)
+
+
+def test_the_example_application_runs_offline(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/openai_agents_app.py runs on the scripted model; no card number reaches its user."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "openai_agents_app.py"
+    runpy.run_path(str(example), run_name="__main__")
+    printed = capsys.readouterr().out
+    assert CARD not in printed
+    assert "[card number removed]" in printed
+    assert "amount=500" in printed  # the refund ran with the safer amount
+    assert "it ran []" in printed  # the account deletion did not run
+    assert printed.rstrip().endswith(": 6")  # six turns, each recorded once
