@@ -688,3 +688,45 @@ def test_the_example_application_runs_offline(capsys: pytest.CaptureFixture[str]
     assert "amount=500" in printed  # the refund ran with the safer amount
     assert "it ran []" in printed  # the account deletion did not run
     assert printed.rstrip().endswith(": 6")  # six turns, each recorded once
+
+
+def test_a_session_replays_its_history_without_recording_it_twice() -> None:
+    client = governance().client(KEY)
+    model = ScriptedModel(
+        [
+            [assistant_message("It left the depot.", item_id="m1")],
+            [assistant_message("It arrives tomorrow.", item_id="m2")],
+        ]
+    )
+    session = agents.SQLiteSession("parcel")  # in memory
+    conversation = GovernedConversation(client, "session")
+    governed, run_config = govern(desk_agent(model), conversation)
+
+    async def two_runs() -> None:
+        for question in ("Where is my parcel?", "When will it arrive?"):
+            await Runner.run(governed, question, run_config=run_config, session=session)
+
+    asyncio.run(two_runs())
+    assert len(model.calls[1].input) == 3  # the session handed the first exchange back
+    assert client.get_conversation("session").turn_count == 4
+
+
+def test_the_same_words_in_two_server_side_runs_are_two_turns() -> None:
+    # With previous_response_id the SDK sends only the new items; the same "Yes" in two runs is
+    # two turns, told apart by the response each follows.
+    client = governance().client(KEY)
+    model = ScriptedModel(
+        [
+            [assistant_message("Refund issued.", item_id="m1")],
+            [assistant_message("Replacement sent.", item_id="m2")],
+        ]
+    )
+    governed, run_config = govern(desk_agent(model), GovernedConversation(client, "server"))
+
+    async def two_runs() -> None:
+        for previous in ("resp-1", "resp-2"):
+            await Runner.run(governed, "Yes", run_config=run_config, previous_response_id=previous)
+
+    asyncio.run(two_runs())
+    assert [call.previous_response_id for call in model.calls] == ["resp-1", "resp-2"]
+    assert client.get_conversation("server").turn_count == 4
