@@ -45,8 +45,9 @@ cannot be recorded does not happen: the run raises
 
 Not governed: hosted tools that run on the model provider's side (web or file search, code
 interpreter), tools of ``mcp_servers`` (govern the MCP server or client with
-``govcore.integrations.mcp``), computer, shell and patch tools, reasoning summaries, and a
-tool call's arguments as they stream to the caller (the call itself is gated before it runs).
+``govcore.integrations.mcp``), computer, shell and patch tools, the agent of a handoff given as
+a ``Handoff`` object (govern that agent too), reasoning summaries, and a tool call's arguments as
+they stream to the caller (the call itself is gated before it runs).
 """
 
 from __future__ import annotations
