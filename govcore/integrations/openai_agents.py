@@ -28,7 +28,8 @@ it was. What each part governs:
   the model reads why; what the tool returns is checked, redacted when needed, and recorded as a
   tool turn. The SDK's tool guardrails cannot change arguments, which is why the invoker is
   wrapped.
-* **handoffs** to other ``Agent`` objects get the same treatment.
+* **handoffs**: the agents handed off to (an ``Agent`` in ``handoffs``, or the agent a
+  ``Handoff`` object returns) get the same treatment.
 
 Turns are recorded by the SDK's own identities, so a history handed to the next run (for example
 ``result.to_input_list()``, or a ``Session``) records nothing twice: an assistant message by its
@@ -45,9 +46,8 @@ cannot be recorded does not happen: the run raises
 
 Not governed: hosted tools that run on the model provider's side (web or file search, code
 interpreter), tools of ``mcp_servers`` (govern the MCP server or client with
-``govcore.integrations.mcp``), computer, shell and patch tools, the agent of a handoff given as
-a ``Handoff`` object (govern that agent too), reasoning summaries, and a tool call's arguments as
-they stream to the caller (the call itself is gated before it runs).
+``govcore.integrations.mcp``), computer, shell and patch tools, reasoning summaries, and a tool
+call's arguments as they stream to the caller (the call itself is gated before it runs).
 """
 
 from __future__ import annotations
@@ -163,9 +163,21 @@ class AgentsGovernance:
         # Registered before the handoffs are wrapped: two agents may hand off to each other.
         done[id(agent)] = governed
         governed.handoffs = [
-            self._agent(target, done) if isinstance(target, Agent) else target
+            self._agent(target, done) if isinstance(target, Agent) else self._handoff(target)
             for target in agent.handoffs
         ]
+        return governed
+
+    def _handoff(self, handoff: Handoff[Any, Any]) -> Handoff[Any, Any]:
+        """A copy of a ``Handoff`` whose target agent is governed when the handoff happens."""
+        invoke = handoff.on_invoke_handoff
+
+        async def governed_target(context: Any, arguments: str) -> Any:
+            return self.agent(await invoke(context, arguments))
+
+        governed = object.__new__(type(handoff))
+        governed.__dict__.update(handoff.__dict__)
+        governed.on_invoke_handoff = governed_target
         return governed
 
     def model(self, model: Model) -> Model:

@@ -262,14 +262,20 @@ def test_the_block_is_in_every_model_request() -> None:
         assert call.system_instructions == BASE_INSTRUCTIONS + "\n\n" + block
 
 
-def test_the_block_is_in_a_streamed_request_and_a_handed_off_agents() -> None:
+@pytest.mark.parametrize("as_handoff_object", [False, True], ids=["agent", "handoff"])
+def test_the_block_is_in_a_streamed_request_and_a_handed_off_agents(
+    as_handoff_object: bool,
+) -> None:
     billing_model = ScriptedModel(
         [[assistant_message("Billing here, how can I help?", item_id="b1")]]
     )
     billing = Agent(name="billing", instructions="You handle billing.", model=billing_model)
     front_model = ScriptedModel([[function_call("transfer_to_billing", {}, call_id="h1")]])
     front = Agent(
-        name="front", instructions=BASE_INSTRUCTIONS, model=front_model, handoffs=[billing]
+        name="front",
+        instructions=BASE_INSTRUCTIONS,
+        model=front_model,
+        handoffs=[agents.handoff(billing) if as_handoff_object else billing],
     )
     conversation = GovernedConversation(governance().client(KEY))
     _, final = stream(front, conversation, PAYMENT_QUESTION)
