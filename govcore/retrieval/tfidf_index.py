@@ -702,8 +702,8 @@ def _distinct(
     """
     count = len(values)
     if count * count.bit_length() * 4 < bound:
-        distinct, where = np.unique(values, return_inverse=True)
-        return distinct.astype(np.intp, copy=False), where
+        ordered, where = np.unique(values, return_inverse=True)
+        return ordered.astype(np.intp), where
     seen = np.zeros(bound, np.bool_)
     seen[values] = True
     distinct = np.flatnonzero(seen)
