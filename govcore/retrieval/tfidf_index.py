@@ -443,13 +443,17 @@ class TfidfIndex(RankedIndex):
         with_context = None
         if context_vector is not None:
             with_context = self._with_context(message_vector, context_vector, explaining=explaining)
-            scores = np.maximum(alone, scoring.context_discount * with_context.base)
+            discounted = with_context.base
+            if scoring.context_discount != 1.0:
+                discounted = scoring.context_discount * discounted
+            scores = np.maximum(alone, discounted)
         if calibrated and self.calibration is not None:
             relevance = self.calibration.relevance
             if scores is alone:  # no context: one array, scaled once
                 scores = alone = relevance(alone)
             else:
-                scores, alone = relevance(scores), relevance(alone)
+                # The turn's scores are this call's own array: scaled where they are.
+                scores, alone = relevance(scores, in_place=True), relevance(alone)
         scored = _Scored(scores, alone, message, with_context)
         if held_out < 0:
             self._raise_to_phrases(query, scored)
