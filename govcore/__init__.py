@@ -6,6 +6,9 @@ or :meth:`Governance.handle` to serve the HTTP interface from any transport.
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
+
 from govcore._version import __version__
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.core.selection import CandidateExplanation, SelectionExplanation
@@ -30,6 +33,7 @@ from govcore.errors import (
 )
 from govcore.governance import AsyncGovernance, Governance
 from govcore.http import HttpResponse
+from govcore.jsonable import jsonable_arguments
 from govcore.models import (
     ApplicablePolicy,
     BindingEvent,
@@ -52,7 +56,8 @@ from govcore.models import (
     Violation,
 )
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.stream_guard import StreamGuard
+from govcore.stream_guard import StreamCheckClient, StreamGuard
+from govcore.tool_gate import FixReaction, ToolGate
 from govcore.types import (
     Admission,
     AsyncPipelinedStore,
@@ -70,15 +75,37 @@ from govcore.types import (
     StoreReads,
     StoreWrite,
 )
+from govcore.verdicts import BLOCK_CONFIDENCE, blocks, text_to_deliver
 
-__all__ = [
+if _typing.TYPE_CHECKING:
+    from govcore.backends.memory import AsyncMemoryStore, MemoryStore
+
+# Names of backend modules, imported at first use: importing govcore imports no backend.
+_LAZY = {
+    "AsyncMemoryStore": "govcore.backends.memory",
+    "MemoryStore": "govcore.backends.memory",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'govcore' has no attribute {name!r}")
+    return getattr(_importlib.import_module(module), name)
+
+
+# Plain code-point order (sorted()), which the exported-members test checks; ruff's own
+# order would put constants first.
+__all__ = [  # noqa: RUF022
     "Admission",
     "ApplicablePolicy",
     "AsyncGovernance",
     "AsyncGovernanceClient",
+    "AsyncMemoryStore",
     "AsyncPipelinedStore",
     "AsyncStore",
     "AuthenticationError",
+    "BLOCK_CONFIDENCE",
     "BackendError",
     "BindingEvent",
     "CandidateExplanation",
@@ -90,6 +117,7 @@ __all__ = [
     "DecisionQueue",
     "ExplainableIndex",
     "FinalizeOutputRequest",
+    "FixReaction",
     "GovcoreError",
     "Governance",
     "GovernanceClient",
@@ -99,6 +127,7 @@ __all__ = [
     "InvalidRequestError",
     "JsonlDecisionLog",
     "MemoryDecisionLog",
+    "MemoryStore",
     "MethodNotAllowedError",
     "NotFoundError",
     "OutputViolation",
@@ -120,16 +149,21 @@ __all__ = [
     "StoreCommit",
     "StoreReads",
     "StoreWrite",
+    "StreamCheckClient",
     "StreamCheckRequest",
     "StreamCheckResponse",
     "StreamGuard",
     "StreamViolation",
     "ToolCallDecision",
     "ToolCallRequest",
+    "ToolGate",
     "Turn",
     "TurnDiff",
     "TurnRequest",
     "TurnResponse",
     "Violation",
     "__version__",
+    "blocks",
+    "jsonable_arguments",
+    "text_to_deliver",
 ]

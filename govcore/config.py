@@ -64,7 +64,18 @@ class KeySettings(_ConfigModel):
     tool_call_governance: FeatureSetting = "disabled"
     conversation_ttl_seconds: TtlSeconds | None = None
     rate_limit_per_minute: Annotated[int, Field(ge=1)] | None = None
+    """Requests per minute. Absent: ``settings.default_rate_limit_per_minute``; an explicit
+    ``null``: no rate limit (a trusted in-process caller, such as an agent framework's adapter
+    running scenarios or a benchmark)."""
     rationale_required: bool = False
+
+    @property
+    def rate_limited(self) -> bool:
+        """Whether the key's requests are rate limited: all but those of a key that sets
+        ``rate_limit_per_minute: null`` explicitly (leaving it out keeps the default limit)."""
+        return self.rate_limit_per_minute is not None or (
+            "rate_limit_per_minute" not in self.model_fields_set
+        )
 
 
 class KeyConfig(_ConfigModel):

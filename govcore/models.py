@@ -10,7 +10,7 @@ Response models carry exactly the fields the API lists, no more, so
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -18,6 +18,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationInfo,
     field_serializer,
     field_validator,
@@ -164,6 +165,26 @@ class _WireModel(BaseModel):
         strict=True,
         allow_inf_nan=False,
     )
+
+
+class _TraceableRequest(_WireModel):
+    """A request whose typed-client call may choose its answer's ``traceId`` (the clients'
+    ``trace_id=`` keyword). A private attribute, not a field: the wire's shape and the OpenAPI
+    document stay the interface's, and no body can set it."""
+
+    _caller_trace_id: str | None = PrivateAttr(default=None)
+
+    @property
+    def caller_trace_id(self) -> str | None:
+        """The trace id the caller chose, or ``None``: the check makes a new one."""
+        return self._caller_trace_id
+
+    def with_trace_id(self, trace_id: str) -> Self:
+        """A copy answered with ``trace_id`` (already validated as an identifier); the request
+        it is made from is left as it was."""
+        copy = self.model_copy()
+        copy._caller_trace_id = trace_id
+        return copy
 
 
 # --- resources ----------------------------------------------------------------------------
@@ -504,7 +525,7 @@ class PreInferenceResponse(_WireModel):
 # --- checks -----------------------------------------------------------------------------
 
 
-class ToolCallRequest(_WireModel):
+class ToolCallRequest(_TraceableRequest):
     """``POST /governance/check-tool-call`` (docs/api.md, Check a tool call)."""
 
     session_id: Identifier
@@ -556,7 +577,7 @@ class PostInferenceRequest(_WireModel):
     characters; answered back as the check's traceId"""
 
 
-class StreamCheckRequest(_WireModel):
+class StreamCheckRequest(_TraceableRequest):
     """``POST /governance/check-output/stream`` (docs/api.md, Streaming check)."""
 
     session_id: Identifier

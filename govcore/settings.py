@@ -101,6 +101,10 @@ class GovernanceSettings(_ConfigModel):
     """Limit of a tool call's ``arguments``, measured as compact JSON in UTF-8 bytes."""
     binding_log_limit: Annotated[int, Field(ge=10)] = 500
     """A conversation keeps this many of its latest binding events."""
+    message_ids_per_conversation: Annotated[int, Field(ge=10, le=100_000)] = 1000
+    """A conversation keeps the digests of this many of the latest message ids that the typed
+    client's ``record_turn(message_id=...)`` recorded; an older id is forgotten, and a replay
+    of it is recorded again (docs/decisions/integration-identifiers.md)."""
     decision_log_include_text: bool = False
     """Keep the checked text in decision records (off: the log never holds it)."""
     tool_call_check_keys: bool = True

@@ -281,15 +281,17 @@ async def _deltas(text: str, size: int) -> AsyncIterator[str]:
 
 
 def test_stream_guard_awrap_with_the_async_client_matches_the_blocking_guard() -> None:
-    """A guarded async stream yields every delta and ends with the blocking guard's verdict."""
+    """A guarded async stream yields what the blocking guard yields (the redacted text, held
+    back until checked) and ends with its verdict."""
     text = ("Sure. Write to jane.doe@example.com or call. " * 8) + "Card 4111 1111 1111 1111."
 
     blocking = govcore.StreamGuard(
         govcore.Governance.from_config(checks_config(), clock=FakeClock()).client(CHECKS_KEY),
         "guarded",
     )
-    passed = list(blocking.wrap(text[i : i + 7] for i in range(0, len(text), 7)))
-    assert "".join(passed) == text
+    passed = "".join(blocking.wrap(text[i : i + 7] for i in range(0, len(text), 7)))
+    assert passed == blocking.deliverable
+    assert "4111" not in passed
 
     async def scenario() -> tuple[str, govcore.StreamGuard]:
         clock = FakeClock()
@@ -304,7 +306,7 @@ def test_stream_guard_awrap_with_the_async_client_matches_the_blocking_guard() -
         return "".join(seen), guard
 
     seen, guard = asyncio.run(scenario())
-    assert seen == text
+    assert seen == passed
     assert guard.result is not None
     assert blocking.result is not None
     assert not guard.result.safe

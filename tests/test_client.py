@@ -17,9 +17,14 @@ def _public_methods(cls: type) -> dict[str, inspect.Signature]:
     }
 
 
+# Methods built on the endpoints' (tool gating and tool results), not rows of their own.
+HELPERS = {"gate_tool_call", "check_tool_result"}
+
+
 def test_every_endpoint_has_a_method_on_both_clients() -> None:
-    """Each row's name is a method of both clients, and the clients have no other method."""
-    names = {endpoint.name for endpoint in (*ENDPOINTS, EXPLAIN_SELECTION)}
+    """Each row's name is a method of both clients, and the clients have no other method but
+    the helpers built on them."""
+    names = {endpoint.name for endpoint in (*ENDPOINTS, EXPLAIN_SELECTION)} | HELPERS
     assert set(_public_methods(GovernanceClient)) == names
     assert set(_public_methods(AsyncGovernanceClient)) == names
 

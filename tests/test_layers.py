@@ -22,13 +22,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "govcore"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("primitives", (
         "govcore._version", "govcore.errors", "govcore._values", "govcore._suggest",
-        "govcore._clock", "govcore.pattern_cost", "govcore.text_rules",
+        "govcore._clock", "govcore.pattern_cost", "govcore.text_rules", "govcore.jsonable",
     )),
     ("policy format", ("govcore.policy", "govcore.types")),
     ("detection", ("govcore.detection",)),
     ("retrieval", ("govcore.retrieval",)),
     ("core", ("govcore.core",)),
-    ("wire models", ("govcore.models",)),
+    ("wire models", ("govcore.models", "govcore.verdicts")),
     ("settings", ("govcore.settings",)),
     ("decision log", ("govcore.decision_log",)),
     ("backends", ("govcore.backends",)),
@@ -36,9 +36,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("service", ("govcore.service",)),
     ("facade", (
         "govcore.client", "govcore.http", "govcore.governance", "govcore.stream_guard",
-        "govcore.openapi",
+        "govcore.openapi", "govcore.tool_gate",
     )),
     ("package", ("govcore", "govcore.decisions")),
+    ("integrations", ("govcore.integrations",)),
     ("applications", ("govcore.server", "govcore.cli", "govcore.__main__")),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip

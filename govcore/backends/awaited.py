@@ -39,6 +39,10 @@ class AwaitedStore:
         self.store = store
         self.backend_errors: tuple[type[BaseException], ...] = store.backend_errors
 
+    def blocking_twin(self) -> Store:
+        """The blocking store this one awaits: the same state, without ``await``."""
+        return self.store
+
     async def get(self, key: str) -> bytes | None:
         return self.store.get(key)
 

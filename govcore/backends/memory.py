@@ -170,6 +170,7 @@ class MemoryStore:
         self._lock = threading.Lock()
         self.evictions: Counter[str] = Counter()
         """Entries evicted for capacity (not expiry), by namespace."""
+        self._async_twin: AsyncMemoryStore | None = None
 
     settings_model: ClassVar[type[SettingsSection]] = MemoryStoreSettings
 
@@ -198,6 +199,13 @@ class MemoryStore:
         own = settings.section(MemoryStoreSettings)
         budgets.setdefault("conv", {}).setdefault("entries", own.max_conversations)
         return cls(clock=clock, capacities=_capacities(budgets))
+
+    def async_twin(self) -> AsyncMemoryStore:
+        """This store for ``asyncio``: an :class:`AsyncMemoryStore` over the same entries (one
+        per store), so that a blocking and an asyncio client see one state."""
+        if self._async_twin is None:
+            self._async_twin = AsyncMemoryStore(self)
+        return self._async_twin
 
     # --- the Store protocol ----------------------------------------------------------------
 
@@ -356,6 +364,10 @@ class AsyncMemoryStore(AwaitedStore):
             store if store is not None else MemoryStore(clock=clock, capacities=capacities)
         )
         self.store: MemoryStore
+
+    def blocking_twin(self) -> MemoryStore:
+        """The :class:`MemoryStore` this store awaits: the same entries, without ``await``."""
+        return self.store
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncMemoryStore:

@@ -772,6 +772,16 @@ def _given(client: _SyncClient | None, connect: Callable[[], _SyncClient] | None
 # --- the stores -----------------------------------------------------------------------------
 
 
+def _twin_options(options: RedisOptions | None, kind: str) -> RedisOptions:
+    """The URL options a twin store is opened with: only a store built from a URL knows them."""
+    if options is None:
+        raise TypeError(
+            f"this {kind} was built from a client object, not a URL, so it cannot open its "
+            "twin for the other kind of code (blocking or asyncio): build that store yourself"
+        )
+    return options
+
+
 class RedisStore:
     """A :class:`~govcore.types.PipelinedStore` on Redis, shared by every process that uses it.
 
@@ -804,6 +814,8 @@ class RedisStore:
         self._layout = _Layout(prefix)
         self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
         self._shown = f"RedisStore(prefix={prefix!r})"
+        self._options: RedisOptions | None = None  # known when built from a URL
+        self._async_twin: AsyncRedisStore | None = None
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> RedisStore:
@@ -816,7 +828,26 @@ class RedisStore:
         _import_redis()
         store = cls(clock=clock, prefix=options.prefix, connect=lambda: _sync_client(options))
         store._shown = f"RedisStore({options.shown()!r})"
+        store._options = options
         return store
+
+    def async_twin(self) -> AsyncRedisStore:
+        """This store for ``asyncio``: an :class:`AsyncRedisStore` on the same URL, clock and
+        prefix (one per store, with its own connections, which belong to the first event loop
+        that uses them). Close it with its :meth:`~AsyncRedisStore.aclose`.
+
+        Raises:
+            TypeError: the store was built from a client object, not a URL: build the
+                asyncio store from an asyncio client yourself.
+        """
+        if self._async_twin is None:
+            options = _twin_options(self._options, "RedisStore")
+            self._async_twin = AsyncRedisStore(
+                _async_client(options), clock=self._clock, prefix=options.prefix
+            )
+            self._async_twin._shown = f"AsyncRedisStore({options.shown()!r})"
+            self._async_twin._options = options
+        return self._async_twin
 
     def __repr__(self) -> str:
         return self._shown
@@ -938,6 +969,8 @@ class AsyncRedisStore:
         self._layout = _Layout(prefix)
         self.backend_errors: tuple[type[BaseException], ...] = backend_errors()
         self._shown = f"AsyncRedisStore(prefix={prefix!r})"
+        self._options: RedisOptions | None = None  # known when built from a URL
+        self._blocking_twin: RedisStore | None = None
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncRedisStore:
@@ -946,14 +979,34 @@ class AsyncRedisStore:
         _import_redis()
         store = cls(_async_client(options), clock=clock, prefix=options.prefix)
         store._shown = f"AsyncRedisStore({options.shown()!r})"
+        store._options = options
         return store
+
+    def blocking_twin(self) -> RedisStore:
+        """This store without ``await``: a :class:`RedisStore` on the same URL, clock and
+        prefix (one per store, connecting at its first call), closed by :meth:`aclose`.
+
+        Raises:
+            TypeError: the store was built from a client object, not a URL.
+        """
+        if self._blocking_twin is None:
+            options = _twin_options(self._options, "AsyncRedisStore")
+            twin = RedisStore(
+                clock=self._clock, prefix=options.prefix, connect=lambda: _sync_client(options)
+            )
+            twin._shown = f"RedisStore({options.shown()!r})"
+            twin._options = options
+            self._blocking_twin = twin
+        return self._blocking_twin
 
     def __repr__(self) -> str:
         return self._shown
 
     async def aclose(self) -> None:
-        """Close the pool's connections."""
+        """Close the pool's connections (and those of the :meth:`blocking_twin`, if made)."""
         await self._client.aclose()
+        if self._blocking_twin is not None:
+            self._blocking_twin.close()
 
     @_replies_checked_async
     async def get(self, key: str) -> bytes | None:

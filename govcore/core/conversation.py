@@ -8,6 +8,8 @@ returns. Everything here is deterministic, which the property tests rely on.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +21,8 @@ from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import TokenCounter
 
 __all__ = [
+    "MESSAGE_DIGEST_BYTES",
+    "MESSAGE_DIGEST_CHARS",
     "AppliesWhenVerdicts",
     "Binding",
     "BindingEventKind",
@@ -26,10 +30,13 @@ __all__ = [
     "BindingRecord",
     "ConversationRules",
     "ConversationState",
+    "MessageIds",
     "TurnOutcome",
     "advance_conversation",
     "iso_timestamp",
+    "message_digest",
     "prioritise",
+    "replayed_outcome",
     "verdicts_after",
 ]
 
@@ -202,12 +209,75 @@ class AppliesWhenVerdicts:
         return AppliesWhenVerdicts(decided)
 
 
+MESSAGE_DIGEST_BYTES = 9
+"""The bytes of a kept message id's digest: a new id collides with one of 1,000 kept ones with a
+chance of about 1,000 / 2**72 (docs/decisions/integration-identifiers.md). A multiple of 3, so
+that each digest is 12 whole base64 characters and the kept ids are searched and trimmed as
+text, never decoded."""
+MESSAGE_DIGEST_CHARS = MESSAGE_DIGEST_BYTES * 4 // 3
+
+
+def message_digest(kind: Literal["message", "tool_call"], identifier: str) -> str:
+    """The digest a conversation keeps of a framework's message id (or, for a tool turn without
+    one, of its tool call id), as base64 text: the kind is hashed with it, so that a message id
+    never matches a call id that happens to be spelled the same."""
+    hashed = hashlib.blake2b(
+        identifier.encode(), digest_size=MESSAGE_DIGEST_BYTES, person=kind.encode()
+    )
+    return base64.b64encode(hashed.digest()).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageIds:
+    """The digests of the message ids a conversation has recorded, oldest first, as one text of
+    :data:`MESSAGE_DIGEST_CHARS` characters per digest.
+
+    Kept as the very text the state stores, so that a turn carries them over, checks a replay
+    (one search of a few kilobytes) and adds one without decoding anything.
+    """
+
+    packed: str = ""
+
+    def __len__(self) -> int:
+        return len(self.packed) // MESSAGE_DIGEST_CHARS
+
+    def __contains__(self, digest: object) -> bool:
+        if not isinstance(digest, str) or len(digest) != MESSAGE_DIGEST_CHARS:
+            return False
+        at = self.packed.find(digest)
+        while at != -1:
+            if at % MESSAGE_DIGEST_CHARS == 0:  # a match across two digests is no match
+                return True
+            at = self.packed.find(digest, at + 1)
+        return False
+
+    def added(self, digest: str, limit: int) -> MessageIds:
+        """The ids with ``digest`` added, keeping the latest ``limit``."""
+        packed = self.packed + digest
+        return MessageIds(packed[-limit * MESSAGE_DIGEST_CHARS :])
+
+    @classmethod
+    def decoded(cls, text: str) -> MessageIds:
+        """The ids as the state stored them.
+
+        Raises:
+            ValueError: not whole digests of base64 text.
+        """
+        # Length and ASCII only: a character outside base64 could only make a digest match
+        # nothing, and checking each of 12,000 characters at every turn costs more than that.
+        if len(text) % MESSAGE_DIGEST_CHARS or not text.isascii():
+            raise ValueError("the message ids are not whole base64 digests")
+        return cls(text)
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationState:
     """What govcore keeps of a conversation between turns.
 
     ``bindings`` are the active policies in the priority order of the last turn;
-    ``verdicts`` what the end user's attributes last decided of the ``appliesWhen`` policies.
+    ``verdicts`` what the end user's attributes last decided of the ``appliesWhen`` policies;
+    ``message_ids`` the digests of the frameworks' message ids recorded, the latest
+    ``ConversationRules.message_ids_limit``.
     """
 
     turn_count: int
@@ -216,6 +286,7 @@ class ConversationState:
     injection_block: str
     updated_at: float
     verdicts: AppliesWhenVerdicts = field(default_factory=AppliesWhenVerdicts)
+    message_ids: MessageIds = field(default_factory=MessageIds)
 
     def to_bytes(self) -> bytes:
         """A compact JSON header line, then the binding log's lines."""
@@ -231,6 +302,9 @@ class ConversationState:
             # Only when there are verdicts, so the state of a conversation without attributes
             # is byte for byte what earlier versions wrote (and read).
             header["when"] = [[fp, int(matched)] for fp, matched in self.verdicts.decided.items()]
+        if self.message_ids.packed:
+            # Likewise only when a turn named its message: older states read and write unchanged.
+            header["ids"] = self.message_ids.packed
         encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
         return encoded + b"\n" + self.binding_log.raw
 
@@ -259,6 +333,7 @@ class ConversationState:
             injection_block=str(document["block"]),
             updated_at=float(document["updated"]),
             verdicts=AppliesWhenVerdicts({str(f): bool(m) for f, m in document.get("when", ())}),
+            message_ids=MessageIds.decoded(str(document.get("ids", ""))),
         )
 
 
@@ -269,6 +344,7 @@ class ConversationRules:
     release_after_unselected_turns: int = 3
     binding_log_limit: int = 500
     binding_log_max_bytes: int = 16 * 1024
+    message_ids_limit: int = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +390,7 @@ def advance_conversation(
     token_budget: int,
     count_tokens: TokenCounter,
     rules: ConversationRules,
+    message_id: str | None = None,
 ) -> TurnOutcome:
     """Record one turn.
 
@@ -331,6 +408,8 @@ def advance_conversation(
         token_budget: the budget of the injection block.
         count_tokens: the token estimate.
         rules: hold-and-release and log settings.
+        message_id: the :func:`message_digest` of the turn's message id, kept with the state
+            (the caller has made sure it is not kept already: :func:`replayed_outcome`).
 
     Returns:
         The new state and the diff. A policy that is not selected again for
@@ -386,6 +465,7 @@ def advance_conversation(
         injection_block=block,
         updated_at=now,
         verdicts=verdicts.kept_for(policy_set, bindings),
+        message_ids=_ids_after(state, message_id, rules.message_ids_limit),
     )
     return TurnOutcome(
         state=new_state,
@@ -395,5 +475,53 @@ def advance_conversation(
         newly_released=tuple(gone),
         still_active=tuple(still),
         events=events,
+        token_estimate=estimate,
+    )
+
+
+def _ids_after(state: ConversationState | None, digest: str | None, limit: int) -> MessageIds:
+    kept = state.message_ids if state is not None else MessageIds()
+    return kept if digest is None else kept.added(digest, limit)
+
+
+def replayed_outcome(
+    state: ConversationState | None,
+    message_id: str | None,
+    *,
+    policy_set: PolicySet,
+    token_budget: int,
+    count_tokens: TokenCounter,
+) -> TurnOutcome | None:
+    """What a turn whose message the conversation has recorded already answers, or ``None``
+    when it is a new turn (no message id, no conversation, or an id not kept).
+
+    The replay records nothing: the outcome describes the conversation as it stands, its
+    latest turn's index, its active policies (all of them still active, in the stored
+    priority order, none newly applicable or released, no binding event), and their injection
+    block rendered within this request's ``token_budget`` (so that ``tokenEstimate <=
+    tokenBudget`` holds whatever budget the replay asks for). A policy that a new configuration
+    removed is left out, as a snapshot leaves it out.
+    """
+    if state is None or message_id is None or message_id not in state.message_ids:
+        return None
+    by_id = policy_set.by_id
+    active = tuple(by_id[b.policy_id] for b in state.bindings if b.policy_id in by_id)
+    block, estimate = render_injection_block(list(active), token_budget, count_tokens)
+    return TurnOutcome(
+        state=ConversationState(
+            turn_count=state.turn_count,
+            bindings=state.bindings,
+            binding_log=state.binding_log,
+            injection_block=block,
+            updated_at=state.updated_at,
+            verdicts=state.verdicts,
+            message_ids=state.message_ids,
+        ),
+        turn_index=state.turn_count,
+        active=active,
+        newly_applicable=(),
+        newly_released=(),
+        still_active=active,
+        events=(),
         token_estimate=estimate,
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from govcore.policy import Enforcement
 
-__all__ = ["BLOCK_CONFIDENCE", "Finding", "blocks", "is_safe", "risk_score"]
+__all__ = ["BLOCK_CONFIDENCE", "Finding", "blocks", "blocks_at", "is_safe", "risk_score"]
 
 BLOCK_CONFIDENCE = 0.7
 """A ``fix`` finding at or above this confidence blocks: the tool call is refused and the output
@@ -46,12 +46,19 @@ class Finding:
     offset: int | None = None
 
 
-def blocks(finding: Finding) -> bool:
-    """Whether ``finding`` blocks: ``fix`` at >= :data:`BLOCK_CONFIDENCE`.
+def blocks_at(enforcement: str, confidence: float) -> bool:
+    """The blocking rule itself: ``fix`` at >= :data:`BLOCK_CONFIDENCE`.
 
-    A ``warning`` or ``audit`` finding is reported and allowed, whatever its confidence.
+    A ``warning`` or ``audit`` violation is reported and allowed, whatever its confidence. Both
+    a core :class:`Finding` and a wire violation (``govcore.blocks``) are decided here, so the
+    two can never disagree.
     """
-    return finding.enforcement == "fix" and finding.confidence >= BLOCK_CONFIDENCE
+    return enforcement == "fix" and confidence >= BLOCK_CONFIDENCE
+
+
+def blocks(finding: Finding) -> bool:
+    """Whether ``finding`` blocks (:func:`blocks_at` of its enforcement and confidence)."""
+    return blocks_at(finding.enforcement, finding.confidence)
 
 
 def is_safe(findings: Iterable[Finding]) -> bool:

@@ -155,7 +155,7 @@ def check_output_stream(
         session_id=request.session_id,
         watermark=step.watermark,
         is_complete=request.is_final,
-        trace_id=service.new_trace_id(),
+        trace_id=request.caller_trace_id or service.new_trace_id(),
     )
     if step.checked:
         service.log_decision(
@@ -187,7 +187,7 @@ def finalize_output(
             request.session_id,
             request.full_text,
             None,
-            None,
+            request.caller_trace_id,
         )
     )
 
@@ -222,7 +222,7 @@ def check_tool_call(
         tool_rules=tenant.tool_rules,
         check_keys=service.settings.tool_call_check_keys,
     )
-    trace_id = service.new_trace_id()
+    trace_id = request.caller_trace_id or service.new_trace_id()
     decision = tool_call_decision(
         outcome, limit=service.settings.max_violations_per_check, trace_id=trace_id
     )

@@ -14,10 +14,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from govcore.config import GovernanceSettings
 from govcore.core.conversation import (
+    ConversationState,
     TurnOutcome,
     advance_conversation,
     iso_timestamp,
+    message_digest,
     prioritise,
+    replayed_outcome,
     verdicts_after,
 )
 from govcore.core.render import render_injection_block
@@ -32,6 +35,7 @@ from govcore.models import (
     PostInferenceResponse,
     PreInferenceRequest,
     PreInferenceResponse,
+    ToolName,
     TurnRequest,
     TurnResponse,
 )
@@ -61,13 +65,17 @@ from govcore.types import (
 
 __all__ = [
     "IDEMPOTENCY_WINDOW_SECONDS",
+    "IdentifiedTurn",
     "check_session_id",
     "delete_conversation",
     "explain_reads",
     "explain_selection",
     "get_conversation",
+    "identified_turn_reads",
+    "parse_identified_turn",
     "pre_inference",
     "pre_inference_reads",
+    "record_identified_turn",
     "record_turn",
     "session_reads",
     "turn_reads",
@@ -210,15 +218,102 @@ def _turn_record_key(principal: Principal, key: str) -> str:
     return idempotency_key(principal.tenant, "conversation/turn", key)
 
 
+@dataclass(frozen=True, slots=True)
+class IdentifiedTurn:
+    """A turn with the identifiers a framework gives it, which travel as keywords of the typed
+    client and never in the wire body (docs/decisions/integration-identifiers.md).
+
+    Attributes:
+        request: the turn request (a model, or a mapping of wire fields before parsing).
+        message_id: the framework's own id of the message: a conversation records it once.
+        tool_name: a tool turn's tool; retrieval reads it with the turn's content.
+        tool_call_id: a tool turn's call id; without ``message_id``, the turn is recorded once
+            per call id.
+    """
+
+    request: Any
+    message_id: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+
+    def digest(self) -> str | None:
+        """What the conversation keeps of the turn's identity, if it has one."""
+        if self.message_id is not None:
+            return message_digest("message", self.message_id)
+        if self.tool_call_id is not None:
+            return message_digest("tool_call", self.tool_call_id)
+        return None
+
+
+_IDENTIFIER: TypeAdapter[str] = TypeAdapter(Identifier)
+_TOOL_NAME: TypeAdapter[str] = TypeAdapter(ToolName)
+
+
+def _checked_keyword(adapter: TypeAdapter[str], name: str, value: Any) -> str:
+    """A keyword argument validated by the rule of its wire counterpart; 400 naming it."""
+    try:
+        return adapter.validate_python(value, strict=True)
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise InvalidRequestError.for_field(name, reason) from None
+
+
+def parse_identified_turn(turn: IdentifiedTurn, request: TurnRequest) -> IdentifiedTurn:
+    """The identifiers of ``turn`` checked against the parsed ``request`` (400 naming the
+    keyword): ids by the rule of a session id, a tool name by the rule of a tool call's
+    ``toolName``, and the tool's name and call id only on a turn of role ``tool``."""
+    message_id = tool_name = tool_call_id = None
+    if turn.message_id is not None:
+        message_id = _checked_keyword(_IDENTIFIER, "message_id", turn.message_id)
+    for keyword, value in (("tool_name", turn.tool_name), ("tool_call_id", turn.tool_call_id)):
+        if value is not None and request.turn.role != "tool":
+            raise InvalidRequestError.for_field(
+                keyword, f"is valid only when turn.role is 'tool', not {request.turn.role!r}"
+            )
+    if turn.tool_name is not None:
+        tool_name = _checked_keyword(_TOOL_NAME, "tool_name", turn.tool_name)
+    if turn.tool_call_id is not None:
+        tool_call_id = _checked_keyword(_IDENTIFIER, "tool_call_id", turn.tool_call_id)
+    return IdentifiedTurn(request, message_id, tool_name, tool_call_id)
+
+
+def identified_turn_reads(principal: Principal, turn: IdentifiedTurn) -> tuple[str, ...]:
+    """As :func:`turn_reads`: the conversation, where the kept message ids are too."""
+    request: TurnRequest = turn.request
+    return turn_reads(principal, request)
+
+
+_WORD_BREAK = re.compile(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _tool_words(tool_name: str) -> str:
+    """A tool's name as words for retrieval: ``transfer_funds`` and ``transferFunds`` read
+    as ``transfer funds``, the words a policy about transfers is written in."""
+    return _WORD_BREAK.sub(" ", tool_name).strip()
+
+
 def record_turn(
     service: Service, principal: Principal, request: TurnRequest, reads: StoreReads
 ) -> Steps[Result[TurnResponse]]:
-    """``POST /governance/conversation/turn``.
+    """``POST /governance/conversation/turn``: :func:`record_identified_turn` of a turn the
+    caller gives no identifiers."""
+    return (yield from record_identified_turn(service, principal, IdentifiedTurn(request), reads))
+
+
+def record_identified_turn(
+    service: Service, principal: Principal, turn: IdentifiedTurn, reads: StoreReads
+) -> Steps[Result[TurnResponse]]:
+    """Record a turn (the typed clients' ``record_turn`` with its keywords).
 
     The conversation's state and, with an ``idempotencyKey``, the idempotency record are read
     and written in one atomic store update, so a request is recorded exactly once however often
-    it is retried and whichever process retries it, and never half-written.
+    it is retried and whichever process retries it, and never half-written. The digest of the
+    turn's message id (or tool call id) is kept in that state, in the same update: a turn whose
+    id the conversation has recorded already is a replay, which records nothing, writes
+    nothing (the TTL is not renewed) and answers the conversation as it stands
+    (:func:`govcore.core.conversation.replayed_outcome`).
     """
+    request: TurnRequest = turn.request
     check_turn_sizes(service, request)
     tenant = service.tenant(principal)
     idem_key = None
@@ -236,27 +331,11 @@ def record_turn(
     context = list(request.recent_context or ())
     history = [entry.content for entry in request.prior_history or ()]
     conv_key = conversation_key(principal.tenant, request.session_id)
+    digest = turn.digest()
+    policy_set = tenant.policy_set
 
-    # Retrieval runs before the store's atomic section. Only a first call reads priorHistory,
-    # so with history we look first, and retrieve again in the (rare) race where the session
-    # appeared or vanished between the look and the update. Selection from the hits runs in
-    # the atomic section: appliesWhen depends on the verdicts the stored state holds.
-    retrievals: dict[bool, list[RetrievalHit]] = {}
-
-    def retrieve(first_call: bool) -> list[RetrievalHit]:
-        if first_call not in retrievals:
-            extra = history if first_call else []
-            retrievals[first_call] = _retrieve(
-                service, tenant, request.turn.content, [*extra, *context], areas
-            )
-        return retrievals[first_call]
-
-    if history:
-        retrieve((yield from read(reads, conv_key)) is None)
-    else:
-        retrievals[True] = retrievals[False] = retrieve(False)
-
-    # The output check depends on the content alone, so it runs outside the atomic section.
+    # The output check depends on the content alone, so it runs outside the atomic section
+    # (and on a replay too: the caller asked for the verdict of this content).
     post_check: PostInferenceResponse | None = None
     if request.check_output:
         post_check = check_output(
@@ -264,35 +343,6 @@ def record_turn(
             request.turn.content, areas, None,
         )  # fmt: skip
     trace_id = post_check.trace_id if post_check is not None else service.new_trace_id()
-    ttl = (
-        request.ttl_seconds
-        or principal.settings.conversation_ttl_seconds
-        or service.settings.conversation_ttl_seconds
-    )
-
-    policy_set = tenant.policy_set
-
-    def advance(raw_state: bytes | None, now: float) -> TurnOutcome:
-        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
-        verdicts = verdicts_after(state, policy_set, attributes)
-        selected = select_policies(
-            retrieve(state is None),
-            policy_set,
-            attributes,
-            service.settings.retrieval_top_k,
-            applies=partial(verdicts.applies, policy_set),
-        )
-        return advance_conversation(
-            state,
-            policy_set=policy_set,
-            selected=selected,
-            attributes=attributes,
-            prior_turns=len(history),
-            now=now,
-            token_budget=request.token_budget,
-            count_tokens=service.count_tokens,
-            rules=service.conversation_rules,
-        )
 
     def respond(outcome: TurnOutcome) -> TurnResponse:
         return turn_response(
@@ -303,10 +353,85 @@ def record_turn(
             trace_id=trace_id,
         )
 
+    def replay_of(state: ConversationState | None) -> TurnOutcome | None:
+        return replayed_outcome(
+            state,
+            digest,
+            policy_set=policy_set,
+            token_budget=request.token_budget,
+            count_tokens=service.count_tokens,
+        )
+
+    looked: bytes | None = None
+    if digest is not None or history:
+        looked = yield from read(reads, conv_key)
+    if idem_key is None and digest is not None and looked is not None:
+        # A replay seen in the state read with the admission costs no retrieval and no write;
+        # the atomic update below looks again, for a replay that raced this request.
+        early = replay_of(service.decode_state(looked, conv_key))
+        if early is not None:
+            return Result(respond(early))
+
+    # Retrieval runs before the store's atomic section. Only a first call reads priorHistory,
+    # so with history we look first, and retrieve again in the (rare) race where the session
+    # appeared or vanished between the look and the update. Selection from the hits runs in
+    # the atomic section: appliesWhen depends on the verdicts the stored state holds.
+    retrievals: dict[bool, list[RetrievalHit]] = {}
+    content = request.turn.content
+    if turn.tool_name is not None:
+        content = f"{_tool_words(turn.tool_name)}\n{content}"
+
+    def retrieve(first_call: bool) -> list[RetrievalHit]:
+        if first_call not in retrievals:
+            extra = history if first_call else []
+            retrievals[first_call] = _retrieve(service, tenant, content, [*extra, *context], areas)
+        return retrievals[first_call]
+
+    if history:
+        retrieve(looked is None)
+    else:
+        retrievals[True] = retrievals[False] = retrieve(False)
+
+    ttl = (
+        request.ttl_seconds
+        or principal.settings.conversation_ttl_seconds
+        or service.settings.conversation_ttl_seconds
+    )
+
+    def advance(raw_state: bytes | None, now: float) -> tuple[TurnOutcome, bool]:
+        """The turn's outcome, and whether it is new (else a replay, which writes nothing)."""
+        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
+        replay = replay_of(state)
+        if replay is not None:
+            return replay, False
+        verdicts = verdicts_after(state, policy_set, attributes)
+        selected = select_policies(
+            retrieve(state is None),
+            policy_set,
+            attributes,
+            service.settings.retrieval_top_k,
+            applies=partial(verdicts.applies, policy_set),
+        )
+        outcome = advance_conversation(
+            state,
+            policy_set=policy_set,
+            selected=selected,
+            attributes=attributes,
+            prior_turns=len(history),
+            now=now,
+            token_budget=request.token_budget,
+            count_tokens=service.count_tokens,
+            rules=service.conversation_rules,
+            message_id=digest,
+        )
+        return outcome, True
+
     if idem_key is None:
 
         def turn_only(values: Sequence[bytes | None], now: float) -> StoreCommit[TurnOutcome]:
-            outcome = advance(values[0], now)
+            outcome, fresh = advance(values[0], now)
+            if not fresh:
+                return StoreCommit(outcome)
             return StoreCommit(outcome, {conv_key: (outcome.state.to_bytes(), now + ttl)})
 
         outcome = yield from perform(UpdateMany((conv_key,), Service.mutation(turn_only), reads))
@@ -316,16 +441,15 @@ def record_turn(
         raw_state, record = values
         if record is not None:  # another request with this key committed first
             return StoreCommit(_Recorded(None, record))
-        outcome = advance(raw_state, now)
+        outcome, fresh = advance(raw_state, now)
         response = respond(outcome)
         body = response.model_dump_json().encode()
-        return StoreCommit(
-            _Recorded(response, body),
-            {
-                conv_key: (outcome.state.to_bytes(), now + ttl),
-                idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS),
-            },
-        )
+        # A replayed message writes no state, but its idempotency record all the same: a retry
+        # of this request gets this very answer.
+        writes = {idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS)}
+        if fresh:
+            writes[conv_key] = (outcome.state.to_bytes(), now + ttl)
+        return StoreCommit(_Recorded(response, body), writes)
 
     recorded = yield from perform(
         UpdateMany((conv_key, idem_key), Service.mutation(turn_and_record), reads)

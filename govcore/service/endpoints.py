@@ -25,9 +25,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from govcore.config import GovernanceSettings
 from govcore.core.selection import SelectionExplanation
@@ -37,10 +37,12 @@ from govcore.errors import (
     InvalidRequestError,
     PermissionDeniedError,
 )
+from govcore.jsonable import jsonable_arguments
 from govcore.models import (
     ConversationSnapshot,
     ExplainRequest,
     FinalizeOutputRequest,
+    Identifier,
     PostInferenceRequest,
     PostInferenceResponse,
     PreInferenceRequest,
@@ -70,7 +72,9 @@ __all__ = [
     "GET_CONVERSATION",
     "POST_INFERENCE",
     "PRE_INFERENCE",
+    "RECORD_IDENTIFIED_TURN",
     "RECORD_TURN",
+    "ClientCall",
     "Endpoint",
     "PathParameter",
     "RawBody",
@@ -102,6 +106,23 @@ class RawQuery:
     payload of an endpoint with a query model)."""
 
     content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCall:
+    """A typed client's request with what the library adds beside its wire fields.
+
+    Only the typed clients send one; the dispatcher never does, so what it adds cannot be
+    reached over HTTP and the wire stays the interface's.
+
+    Attributes:
+        request: the request model or mapping of wire fields, as the client was given it.
+        trace_id: the ``traceId`` to answer with (the clients' ``trace_id=``), for a request
+            that can carry one; validated as an identifier with the request (400).
+    """
+
+    request: Any
+    trace_id: str | None = None
 
 
 RequestKind = Literal["body", "path", "none"]
@@ -203,17 +224,61 @@ class Endpoint(Generic[RequestT, ResponseT]):
 
 
 def model_parser(
-    model: type[M], gate: Callable[[Principal, Any], None] | None = None
+    model: type[M],
+    gate: Callable[[Principal, Any], None] | None = None,
+    client_form: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
 ) -> Callable[[Service, Principal, Any], M]:
-    """A parser of a request (a decoded JSON body or query string, a model, or a mapping of
-    wire fields) as ``model``; ``gate`` may refuse (403) before validation (400)."""
+    """A parser of a request (a decoded JSON body or query string, a model, a mapping of wire
+    fields, or a :class:`ClientCall` of one) as ``model``; ``gate`` may refuse (403) before
+    validation (400). ``client_form`` turns a typed client's mapping into wire fields first
+    (a tool call's arguments made JSON); a body the dispatcher decoded is JSON already and is
+    validated as it came."""
 
-    def parse(service: Service, principal: Principal, payload: M | Mapping[str, Any]) -> M:
+    def parse(service: Service, principal: Principal, payload: Any) -> M:
+        trace_id: str | None = None
+        from_client = isinstance(payload, ClientCall)
+        if isinstance(payload, ClientCall):
+            payload, trace_id = payload.request, payload.trace_id
         if gate is not None:
             gate(principal, payload)
-        return validate_request(model, payload)
+        if from_client and client_form is not None and isinstance(payload, Mapping):
+            payload = client_form(payload)
+        request: M = validate_request(model, payload)
+        if trace_id is None:
+            return request
+        return _traced(request, trace_id)
 
     return parse
+
+
+_TRACE_ID: TypeAdapter[str] = TypeAdapter(Identifier)
+# The requests whose answer carries a traceId the caller may choose: the checks whose wire
+# request has no traceId field (post-inference's has one).
+_TRACEABLE = (ToolCallRequest, StreamCheckRequest)
+
+
+def _traced(request: M, trace_id: str) -> M:
+    """``request`` answered with the caller's ``trace_id``, refused (400) when it is not an
+    identifier (the rule of a post-inference ``traceId``)."""
+    if not isinstance(request, _TRACEABLE):
+        raise InvalidRequestError.for_field(
+            "trace_id", f"is not accepted by {type(request).__name__}"
+        )
+    try:
+        valid = _TRACE_ID.validate_python(trace_id, strict=True)
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise InvalidRequestError.for_field("trace_id", reason) from None
+    return cast("M", request.with_trace_id(valid))
+
+
+def _jsonable_tool_call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A typed client's tool call with its arguments in JSON form (``jsonable_arguments``):
+    dates, decimals, UUIDs, enums, models and dataclasses are not refused as non-JSON."""
+    arguments = payload.get("arguments")
+    if not isinstance(arguments, Mapping):
+        return payload  # missing or not an object: validation names it
+    return {**payload, "arguments": jsonable_arguments(arguments)}
 
 
 def _output_check_gate(principal: Principal, payload: Any) -> None:
@@ -252,6 +317,8 @@ _NO_CONVERSATION = (
     "percent-encoded UTF-8)"
 )
 
+_parse_turn = model_parser(TurnRequest, _output_check_gate)
+
 RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
     name="record_turn",
     method="POST",
@@ -259,7 +326,7 @@ RECORD_TURN: Endpoint[TurnRequest, TurnResponse] = Endpoint(
     summary="Record a turn",
     scope="governance:read",
     request="body",
-    parse=model_parser(TurnRequest, _output_check_gate),
+    parse=_parse_turn,
     run=conversations.record_turn,
     reads=conversations.turn_reads,
 )
@@ -308,7 +375,7 @@ CHECK_TOOL_CALL: Endpoint[ToolCallRequest, ToolCallDecision] = Endpoint(
     feature="tool_call_governance",
     request="body",
     body_limit=_tool_call_body_limit,
-    parse=model_parser(ToolCallRequest),
+    parse=model_parser(ToolCallRequest, client_form=_jsonable_tool_call),
     run=checks.check_tool_call,
     reads=checks.tool_call_reads,
 )
@@ -359,6 +426,30 @@ EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
     parse=model_parser(ExplainRequest),
     run=conversations.explain_selection,
     reads=conversations.explain_reads,
+)
+
+
+def _identified_turn(
+    service: Service, principal: Principal, payload: conversations.IdentifiedTurn
+) -> conversations.IdentifiedTurn:
+    """The turn request as the turn endpoint parses it (403, then 400), then its keywords."""
+    request = _parse_turn(service, principal, payload.request)
+    return conversations.parse_identified_turn(payload, request)
+
+
+# The typed clients' record_turn with a message id, tool name or call id: in-process only, like
+# EXPLAIN_SELECTION. Its request is the turn's body with those keywords beside it, never in it:
+# the wire body stays the specification's (docs/decisions/integration-identifiers.md).
+RECORD_IDENTIFIED_TURN: Endpoint[conversations.IdentifiedTurn, TurnResponse] = Endpoint(
+    name="record_turn",
+    method="POST",
+    path="(in-process)",
+    summary="Record a turn with a framework's identifiers",
+    scope="governance:read",
+    request="body",
+    parse=_identified_turn,
+    run=conversations.record_identified_turn,
+    reads=conversations.identified_turn_reads,
 )
 
 ENDPOINTS: tuple[Endpoint[Any, Any], ...] = (

@@ -20,7 +20,7 @@ from govcore.core.ratelimit import (
 from govcore.decision_log import Decision, DecisionQueue
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
 from govcore.service.access import KeyRing, Principal
-from govcore.service.effects import Admit, Steps, perform
+from govcore.service.effects import Admit, Get, Steps, perform
 from govcore.service.store_keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
 from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
@@ -85,6 +85,7 @@ class Service:
         self.conversation_rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
+            message_ids_limit=config.settings.message_ids_per_conversation,
         )
         self._retriever_errors: tuple[type[BaseException], ...] = tuple(
             {error for r in retrievers.values() for error in getattr(r, "backend_errors", ())}
@@ -92,8 +93,11 @@ class Service:
 
     # --- access ----------------------------------------------------------------------------
 
-    def rate_limit(self, principal: Principal) -> int:
-        """The most requests per window the caller's key may make."""
+    def rate_limit(self, principal: Principal) -> int | None:
+        """The most requests per window the caller's key may make; ``None``: no limit (the key
+        sets ``rate_limit_per_minute: null``)."""
+        if not principal.settings.rate_limited:
+            return None
         return (
             principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
         )
@@ -108,6 +112,13 @@ class Service:
             RateLimitedError: the key made its limit of requests in the last window.
         """
         limit = self.rate_limit(principal)
+        if limit is None:
+            # Nothing to count, so no window is kept; the keys are read as a store without
+            # pipelining reads them after an admission, one by one.
+            values: dict[str, bytes | None] = {}
+            for name in read:
+                values[name] = yield from perform(Get(name))
+            return StoreReads(values)
         key = rate_window_key(principal.key_id)
 
         def decide(raw: bytes | None, now: float) -> StoreWrite[float | None]:

@@ -254,6 +254,29 @@ def test_governance_on_the_cluster(cluster: RedisCluster, admin: ClusterClient) 
     gov.close()
 
 
+def test_message_ids_on_the_cluster(cluster: RedisCluster) -> None:
+    """A message id recorded through one facade replays through the other kind of client on the
+    cluster (the ids live in the conversation's one key), and a restarted Governance knows it."""
+    url = _url(cluster, _prefix())
+    key = _tenant_key("hooli")
+    with govcore.Governance.from_config(_config(store=url), clock=FakeClock()) as gov:
+        client = gov.client(key)
+        assert client.record_turn(turn("s", "refund"), message_id="m1").turn_index == 1
+
+        async def replay() -> int:
+            answer = await client.aio.record_turn(turn("s", "refund"), message_id="m1")
+            twin = client.aio._store
+            assert isinstance(twin, AsyncRedisStore)
+            await twin.aclose()
+            return answer.turn_index
+
+        assert asyncio.run(replay()) == 1
+    with govcore.Governance.from_config(_config(store=url), clock=FakeClock()) as restarted:
+        again = restarted.client(key).record_turn(turn("s", "refund"), message_id="m1")
+        assert again.turn_index == 1
+        assert restarted.client(key).record_turn(turn("s", "more")).turn_index == 2
+
+
 def test_async_governance_on_the_cluster(cluster: RedisCluster, admin: ClusterClient) -> None:
     """AsyncGovernance records, replays, rate-limits and deletes on the cluster as well, and
     shares its records with a blocking Governance on the same URL."""

@@ -21,6 +21,7 @@ from govcore.core.gating import compile_tool_rules, gate_tool_call
 from govcore.detection.scanner import compile_rules
 from govcore.errors import InvalidRequestError, PermissionDeniedError
 from govcore.policy import PolicyDocument
+from govcore.service.requests import validate_request
 from govcore.testing import FakeClock
 from tests.support import VIOLATION_FIELDS, bearer, policy, risk_of
 
@@ -623,15 +624,49 @@ def _nested(depth: int) -> Any:
     ],
 )
 def test_arguments_json_cannot_carry_is_refused_with_its_path(
-    gov: govcore.Governance, arguments: dict[str, Any], message: str
+    arguments: dict[str, Any], message: str
 ) -> None:
-    """A value JSON cannot carry faithfully is a 400 on `arguments` saying where it is."""
+    """A value JSON cannot carry faithfully is a 400 on `arguments` saying where it is, as the
+    wire validates a request (the typed clients first give common Python values their JSON
+    form: the next test)."""
     body = {"sessionId": "s", "toolName": "bank.transfer", "arguments": arguments}
     with pytest.raises(InvalidRequestError) as refused:
-        gov.client(TOOL_KEY).check_tool_call(body)
+        validate_request(govcore.ToolCallRequest, body)
     [detail] = refused.value.details
     assert detail.field == "arguments"
     assert message in detail.message
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"items": [{"price": 1}, {"price": float("nan")}]}, "arguments.items[1].price"),
+        ({"a": {"b": [float("inf")]}}, "arguments.a.b[0]"),
+        ({"memo": b"a@b.co"}, "arguments.memo"),
+        ({"outer": {1: "x"}}, "arguments.outer"),
+        ({"n": 2**64}, "arguments"),
+        ({"x": _nested(40)}, "arguments"),
+    ],
+)
+def test_the_typed_client_refuses_what_has_no_json_form_at_its_path(
+    gov: govcore.Governance, arguments: dict[str, Any], field: str
+) -> None:
+    """Through the typed client, a value with no JSON form is refused by jsonable_arguments at
+    its own path; what has one but breaks the wire's rules is refused by the wire's check."""
+    body = {"sessionId": "s", "toolName": "bank.transfer", "arguments": arguments}
+    with pytest.raises(InvalidRequestError) as refused:
+        gov.client(TOOL_KEY).check_tool_call(body)
+    assert refused.value.details[0].field == field
+
+
+def test_the_typed_client_checks_tuples_and_sets_as_lists(gov: govcore.Governance) -> None:
+    """A tuple or set in arguments is checked as a list (the wire would refuse it)."""
+    body = {
+        "sessionId": "s",
+        "toolName": "bank.transfer",
+        "arguments": {"to": ({"address": "a@b.co"},), "tags": {"b", "a"}},
+    }
+    assert gov.client(TOOL_KEY).check_tool_call(body).violations
 
 
 def _one_policy_client(**fields: Any) -> govcore.GovernanceClient:

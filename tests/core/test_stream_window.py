@@ -409,11 +409,16 @@ def _verdict(text: str) -> dict[str, Any]:
 @pytest.mark.parametrize("delta_size", [1, 17, 200, 500])
 @pytest.mark.parametrize("chunk_size", [1, 50, 200])
 def test_stream_guard_wrap_matches_post_inference(delta_size: int, chunk_size: int) -> None:
-    """`StreamGuard.wrap` passes deltas through and ends with the violations and verdict of the text."""
+    """`StreamGuard.wrap` without hold-back passes deltas through and ends with the violations
+    and verdict of the text."""
     deltas = list(_chunks(GUARD_TEXT, [delta_size]))
     seen: list[Any] = []
     guard = govcore.StreamGuard(
-        _client(), session_id="guard", chunk_size=chunk_size, on_violation=seen.append
+        _client(),
+        session_id="guard",
+        chunk_size=chunk_size,
+        on_violation=seen.append,
+        hold_back=False,
     )
     assert list(guard.wrap(iter(deltas))) == deltas
     expected = _verdict(GUARD_TEXT)
@@ -429,7 +434,8 @@ def test_stream_guard_wrap_matches_post_inference(delta_size: int, chunk_size: i
 
 
 def test_stream_guard_awrap_matches_post_inference() -> None:
-    """`StreamGuard.awrap` over an async stream gives the same violations and verdict."""
+    """`StreamGuard.awrap` without hold-back over an async stream gives the same violations and
+    verdict."""
     deltas = list(_chunks(GUARD_TEXT, [23]))
 
     async def model_stream() -> AsyncIterator[str]:
@@ -440,7 +446,7 @@ def test_stream_guard_awrap_matches_post_inference() -> None:
     async def consume(guard: govcore.StreamGuard) -> list[str]:
         return [delta async for delta in guard.awrap(model_stream())]
 
-    guard = govcore.StreamGuard(_client(), session_id="guard")
+    guard = govcore.StreamGuard(_client(), session_id="guard", hold_back=False)
     assert asyncio.run(consume(guard)) == deltas
     expected = _verdict(GUARD_TEXT)
     got = Counter((v.policy_id, v.matched_text) for v in guard.violations)
