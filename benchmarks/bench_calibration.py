@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import random
 import statistics
 import sys
 import tempfile
@@ -38,7 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's govcore, not an installed one
 
 import govcore  # noqa: E402
-from benchmarks.corpus import generate_conversation, generate_policies, generate_turn  # noqa: E402
+from benchmarks.corpus import (  # noqa: E402
+    generate_conversation,
+    generate_policies,
+    with_examples,
+)
 from benchmarks.report import (  # noqa: E402
     Stats,
     Table,
@@ -59,20 +62,6 @@ TENANT = "bench"
 EXAMPLES_PER_POLICY = 5
 SESSIONS = 20
 RECENT = 3
-
-
-def with_examples(policies: Sequence[Mapping[str, Any]], seed: int) -> list[dict[str, Any]]:
-    """``policies`` with five short generated messages in each policy's area as examples."""
-    rng = random.Random(seed)
-    out = []
-    for policy in policies:
-        area = policy.get("area")
-        examples = [
-            generate_turn(rng, size_bytes=80, area=area if isinstance(area, str) else None)
-            for _ in range(EXAMPLES_PER_POLICY)
-        ]
-        out.append({**policy, "examples": examples})
-    return out
 
 
 def build_times(build: Callable[[], object], repeats: int) -> tuple[float, float]:
@@ -124,7 +113,7 @@ def turn_latency(
 def bench_size(size: int, seed: int, retriever_of: Callable[..., Any], label: str) -> None:
     progress(f"{label}: {size} policies")
     plain = generate_policies(size, seed=seed, text_bytes=600)
-    taught = with_examples(plain, derive_seed(seed, "examples", size))
+    taught = with_examples(plain, derive_seed(seed, "examples", size), EXAMPLES_PER_POLICY)
     plain_docs = [PolicyDocument.model_validate(p) for p in plain]
     taught_docs = [PolicyDocument.model_validate(p) for p in taught]
     repeats = 3 if size <= 1000 else 1

@@ -1,6 +1,7 @@
 """Turn latency, retrieval, indexing time and conversation memory of govcore, against baselines.
 
     python benchmarks/bench_turn.py [--quick] [--sizes 1000,10000,100000] [--seed 0]
+                                    [--examples N] [--sections 1,2,3,4]
 
 One command, four sections; each prints a table comparing govcore with a baseline measured in the
 same run, on the same seeded inputs from ``benchmarks/corpus.py``:
@@ -47,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy
 import sklearn
-from corpus import generate_conversation, generate_policies, generate_turn
+from corpus import generate_conversation, generate_policies, generate_turn, with_examples
 from report import (
     LATENCY_COLUMNS,
     MB,
@@ -899,6 +900,22 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+SECTIONS = frozenset({1, 2, 3, 4})
+
+
+def parse_sections(text: str) -> frozenset[int]:
+    """``"1,2"`` as a set of section numbers, each one of 1 to 4."""
+    try:
+        chosen = frozenset(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of section numbers: {text!r}"
+        ) from None
+    if not chosen or not chosen <= SECTIONS:
+        raise argparse.ArgumentTypeError(f"sections are numbered 1 to 4, got {text!r}")
+    return chosen
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run every section and print the report on stdout (progress goes to stderr)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -910,7 +927,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="policy-set sizes of sections 1 and 2 (default 1000,10000,100000; --quick: 1000)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of every generated input")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=0,
+        metavar="N",
+        help="give every policy of sections 1 and 2 N example messages (short turns of its "
+        "area; the index is then calibrated, as by default); default 0",
+    )
+    parser.add_argument(
+        "--sections",
+        type=parse_sections,
+        default=SECTIONS,
+        help="which sections to run, e.g. 1 or 1,2 (default 1,2,3,4)",
+    )
     args = parser.parse_args(argv)
+    if args.examples < 0:
+        parser.error("--examples must be >= 0")
+    sections: frozenset[int] = args.sections
     plan = Plan(quick=args.quick)
     sizes: list[int] = args.sizes or ([1_000] if plan.quick else [1_000, 10_000, 100_000])
     seed: int = args.seed
@@ -922,6 +956,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         notes(
             *machine_facts(baseline_versions()),
             f"sizes {', '.join(f'{n:,}' for n in sizes)}; seed {seed}",
+            f"examples per policy in sections 1 and 2: {args.examples}",
         )
     )
     sys.stdout.flush()
@@ -930,27 +965,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     turn_results: list[TurnResult] = []
     retrieval_results: list[RetrievalResult] = []
     big: BigTurnResult | None = None
-    for n in sizes:
-        progress(f"section 1: {n:,} policies: generating and Governance.from_config")
+    for n in sizes if sections & {1, 2} else ():
+        progress(f"sections 1-2: {n:,} policies: generating and Governance.from_config")
         corpus = generate_policies(n, seed=seed)
+        if args.examples:
+            corpus = with_examples(corpus, derive_seed(seed, "examples", n), args.examples)
         capture = CapturingRetriever()
         start = time.perf_counter()
         gov = govcore.Governance.from_config(governance_config(corpus), retriever=capture)
         setup_s = time.perf_counter() - start
         assert capture.built is not None
-        progress(f"section 1: {n:,} policies: turns")
-        turn, search = bench_turns(gov, capture.built, n, seed, plan)
-        turn_results.append(TurnResult(n, setup_s, turn, search))
-        if n == big_size:
-            progress(f"section 1: {n:,} policies: 100 KB turns")
-            big = bench_big_turns(gov, n, seed, plan)
-        retrieval_results.append(bench_retrieval(capture.built, corpus, seed, plan))
+        if 1 in sections:
+            progress(f"section 1: {n:,} policies: turns")
+            turn, search = bench_turns(gov, capture.built, n, seed, plan)
+            turn_results.append(TurnResult(n, setup_s, turn, search))
+            if n == big_size:
+                progress(f"section 1: {n:,} policies: 100 KB turns")
+                big = bench_big_turns(gov, n, seed, plan)
+        if 2 in sections:
+            retrieval_results.append(bench_retrieval(capture.built, corpus, seed, plan))
         del gov, capture, corpus
         gc.collect()
-    print_turn_section(turn_results, big)
-    print_retrieval_section(retrieval_results)
-    bench_indexing(seed, plan)
-    bench_conversations(seed, plan)
+    if 1 in sections:
+        print_turn_section(turn_results, big)
+    if 2 in sections:
+        print_retrieval_section(retrieval_results)
+    if 3 in sections:
+        bench_indexing(seed, plan)
+    if 4 in sections:
+        bench_conversations(seed, plan)
     progress("done")
     return 0
 

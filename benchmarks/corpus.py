@@ -32,6 +32,7 @@ __all__ = [
     "generate_conversation",
     "generate_policies",
     "generate_turn",
+    "with_examples",
 ]
 
 
@@ -1370,6 +1371,29 @@ def generate_policies(
             policy["detect"] = [_detect_rule(rng, area)]
         policies.append(policy)
     return policies
+
+
+def with_examples(
+    policies: Sequence[dict[str, object]], seed: int, count: int = 5
+) -> list[dict[str, object]]:
+    """``policies`` each with ``count`` example messages: short turns (about 80 characters)
+    of :func:`generate_turn`, drawn in the policy's own area.
+
+    Raises:
+        ValueError: ``count`` is negative.
+    """
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    rng = random.Random(seed)
+    out = []
+    for policy in policies:
+        area = policy.get("area")
+        examples = [
+            generate_turn(rng, size_bytes=80, area=area if isinstance(area, str) else None)
+            for _ in range(count)
+        ]
+        out.append({**policy, "examples": examples})
+    return out
 
 
 # --------------------------------------------------------------------------------------------

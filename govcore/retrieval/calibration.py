@@ -107,9 +107,11 @@ class Calibration:
     def __post_init__(self) -> None:
         object.__setattr__(self, "factors", self.floor / self.thresholds)
 
-    def relevance(self, scores: Scores) -> Scores:
-        """``scores`` scaled so that ``floor`` is each policy's own threshold."""
-        return np.minimum(scores * self.factors, 1.0)
+    def relevance(self, scores: Scores, *, in_place: bool = False) -> Scores:
+        """``scores`` scaled so that ``floor`` is each policy's own threshold: a new array, or
+        ``scores`` itself scaled with ``in_place`` (for a caller's own temporary array)."""
+        scaled = np.multiply(scores, self.factors, out=scores if in_place else None)
+        return np.minimum(scaled, 1.0, out=scaled)
 
     def describe(self) -> dict[str, float]:
         """The fitted numbers an explanation reports, by name."""

@@ -231,19 +231,17 @@ class _Pass:
 
     Attributes:
         doc: the cosine with the policy's own text (the short-query floor applied).
-        closeness: the cosine with the closest of its example phrases (``None`` when no
-            example was compared).
         base: ``doc`` (the same array when nothing raised it), raised to ``example_weight`` times ``closeness``, and to 1 where the
             message is made of exactly an example's terms.
         columns: the query's scored terms; query_values: their weights in ``doc``.
     """
 
     doc: Scores
-    closeness: Scores | None
     base: Scores
     columns: npt.NDArray[np.int64]
     query_values: npt.NDArray[np.float32]
-    # The examples the message touched (rows) and its closeness to each.
+    # The examples near enough to the message to count (rows, ascending) and its closeness to
+    # each.
     example_near: tuple[npt.NDArray[np.integer[Any]], Scores] | None = None
     exact: dict[int, int] = field(default_factory=dict)  # policy -> example matched exactly
 
@@ -375,14 +373,17 @@ class TfidfIndex(RankedIndex):
         """The scores of a message without context, before calibration."""
         return self._score(query, (), calibrated=False).scores
 
-    def _text_columns(self, text: str) -> Columns:
-        """The text's terms in this index, as (column, sublinear term frequency)."""
+    def _text_columns(self, text: str) -> tuple[Columns, int]:
+        """The text's terms in this index, as (column, sublinear term frequency), and how many
+        distinct terms it has in all (known to the index or not)."""
         vocabulary = self._vocabulary
-        return tuple(
+        counts = self.analyzer.term_counts(text)
+        columns = tuple(
             (vocabulary[term], 1.0 + math.log(count))
-            for term, count in self.analyzer.term_counts(text).items()
+            for term, count in counts.items()
             if term in vocabulary
         )
+        return columns, len(counts)
 
     def _query_weights(self, query: str, context: Sequence[str]) -> dict[int, float]:
         """The turn's columns with their summed weights: the message's sublinear term
@@ -392,7 +393,7 @@ class TfidfIndex(RankedIndex):
         for text, weight in segments:
             if weight <= 0.0 or not text:
                 continue
-            for column, tf in self._columns_of(text):
+            for column, tf in self._columns_of(text)[0]:
                 weights[column] = weights.get(column, 0.0) + weight * tf
         return weights
 
@@ -442,13 +443,17 @@ class TfidfIndex(RankedIndex):
         with_context = None
         if context_vector is not None:
             with_context = self._with_context(message_vector, context_vector, explaining=explaining)
-            scores = np.maximum(alone, scoring.context_discount * with_context.base)
+            discounted = with_context.base
+            if scoring.context_discount != 1.0:
+                discounted = scoring.context_discount * discounted
+            scores = np.maximum(alone, discounted)
         if calibrated and self.calibration is not None:
             relevance = self.calibration.relevance
             if scores is alone:  # no context: one array, scaled once
                 scores = alone = relevance(alone)
             else:
-                scores, alone = relevance(scores), relevance(alone)
+                # The turn's scores are this call's own array: scaled where they are.
+                scores, alone = relevance(scores, in_place=True), relevance(alone)
         scored = _Scored(scores, alone, message, with_context)
         if held_out < 0:
             self._raise_to_phrases(query, scored)
@@ -515,11 +520,11 @@ class TfidfIndex(RankedIndex):
         size = self._size
         if vector is None:
             nothing = np.zeros(size)
-            return _Pass(nothing, None, nothing, np.zeros(0, np.int64), np.zeros(0, np.float32))
+            return _Pass(nothing, nothing, np.zeros(0, np.int64), np.zeros(0, np.float32))
         scale = vector.norm * max(1.0, math.sqrt(self.scoring.min_query_terms / terms))
         doc = vector.product / scale
         self._single_term(doc, vector.matched)
-        return _Pass(doc, None, doc, vector.columns, vector.values / scale)
+        return _Pass(doc, doc, vector.columns, vector.values / scale)
 
     def _with_context(
         self, message: _Vector | None, context: _Vector, *, explaining: bool
@@ -542,13 +547,13 @@ class TfidfIndex(RankedIndex):
         matched = [part.matched for part in parts if part.matched is not None]
         self._single_term(doc, np.sum(matched, axis=0) if matched else None)
         if not explaining:
-            return _Pass(doc, None, doc, np.zeros(0, np.int64), np.zeros(0, np.float32))
+            return _Pass(doc, doc, np.zeros(0, np.int64), np.zeros(0, np.float32))
         # Explanations show each scored term once, with its weight in the combined vector.
         columns, at = np.unique(
             np.concatenate([part.columns for part in parts]), return_inverse=True
         )
         values = np.bincount(at, weights=np.concatenate([part.values for part in parts]) / scale)
-        return _Pass(doc, None, doc, columns, values.astype(np.float32))
+        return _Pass(doc, doc, columns, values.astype(np.float32))
 
     def _single_term(self, doc: Scores, matched: npt.NDArray[np.int64] | None) -> None:
         # A policy that shares one word with a message of several is more often a
@@ -559,7 +564,8 @@ class TfidfIndex(RankedIndex):
     def _raise_to_examples(
         self, scored: _Pass, vector: _Vector, message: str, held_out: int
     ) -> None:
-        """Fill each policy's closeness to its closest example phrase, and raise its base."""
+        """Note the message's closeness to each example phrase near enough to count, and raise
+        each policy's base to its closest one."""
         examples = self._examples
         assert examples is not None
         columns, values = vector.columns, vector.values
@@ -571,28 +577,34 @@ class TfidfIndex(RankedIndex):
         rows, weights = _postings(examples.term_example, columns, values)
         # Only the examples that share a term with the message are touched: with tens of
         # thousands of examples, arrays over all of them would cost more than these few.
-        touched, where = np.unique(rows, return_inverse=True)
+        touched, where = _groups(rows, len(examples.owners))
         # The plain cosine (no norm floor): the message's closeness to the phrase itself.
         near = np.bincount(where, weights=weights / vector.norm).astype(np.float64, copy=False)
         together = np.bincount(where)
         # One shared word is a coincidence, not a paraphrase, unless the phrase has only one
-        # term of its own.
-        near[together < examples.min_shared[touched]] = 0.0
-        near[touched == held_out] = 0.0
-        closeness = np.zeros(self._size)
-        np.maximum.at(closeness, examples.owners[touched], near)
-        scored.closeness = closeness
+        # term of its own; a held-out example is not compared. Most touched examples share
+        # one common word with the message: the rest is worked on with these few, in example
+        # order (an explanation names the first of a policy's closest examples).
+        counted = np.flatnonzero((together >= examples.min_shared[touched]) & (touched != held_out))
+        counted = counted[np.argsort(touched[counted])]
+        touched, near, together = touched[counted].astype(np.intp), near[counted], together[counted]
         scored.example_near = (touched, near)
-        scored.base = np.maximum(scored.doc, self.scoring.example_weight * closeness)
+        owners = examples.owners[touched]
+        # A policy's base is raised to example_weight times its closest example (scaling by a
+        # positive weight keeps the order, so the largest product is the weight times the
+        # largest closeness). A copy even when nothing is raised: a phrase match later sets
+        # the turn's scores, which must not change the text's own.
+        scored.base = scored.doc.copy()
+        np.maximum.at(scored.base, owners, self.scoring.example_weight * near)
         # A message made of exactly an example's terms is what its author said the policy is
         # for: full relevance, so an example always selects its policy. Every term of the
         # message counts here, known to the index or not.
-        complete = touched[(together == examples.sizes[touched]) & (touched != held_out)]
-        if len(complete):
-            message_terms = len(self.analyzer.term_counts(message))
-            exact = complete[examples.sizes[complete] == message_terms]
-            scored.base[examples.owners[exact]] = 1.0
-            scored.exact = {int(examples.owners[r]): int(r) for r in exact}
+        complete = together == examples.sizes[touched]
+        if complete.any():
+            exact = touched[complete & (examples.sizes[touched] == self._columns_of(message)[1])]
+            if len(exact):
+                scored.base[examples.owners[exact]] = 1.0
+                scored.exact = {int(examples.owners[r]): int(r) for r in exact}
 
     def _raise_to_phrases(self, query: str, scored: _Scored) -> None:
         """A message that is one of a policy's example phrases (same words, in order) selects
@@ -681,6 +693,28 @@ class TfidfIndex(RankedIndex):
     def _names_of(self, columns: npt.NDArray[np.int64]) -> dict[int, str]:
         wanted = set(columns.tolist())
         return {column: term for term, column in self._vocabulary.items() if column in wanted}
+
+
+def _groups(
+    values: npt.NDArray[np.int32], bound: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The distinct integers among ``values`` (each in ``[0, bound)``), in no particular order,
+    and where each value is among them: ``np.unique(values, return_inverse=True)`` without
+    the sort.
+
+    A message's terms touch a few thousand of tens of thousands of examples: sorting their
+    postings, or scanning a table of ``bound`` flags, costs more than these few steps over the
+    postings alone. The table is left uninitialised; only the entries of ``values`` are
+    written before they are read.
+    """
+    positions = np.arange(len(values), dtype=np.int32)
+    table = np.empty(bound, np.int32)
+    # Each value's entry keeps one of its positions (whichever write lands last): exactly one
+    # position per distinct value reads its own position back.
+    table[values] = positions
+    distinct = values[table[values] == positions]
+    table[distinct] = positions[: len(distinct)]
+    return distinct, table[values]
 
 
 def _postings(
