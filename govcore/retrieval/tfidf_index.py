@@ -496,10 +496,20 @@ class TfidfIndex(RankedIndex):
         in_first = row_of_entry < first_count
         weights = np.concatenate([part.values for part in parts]).astype(np.float64)
         weighted = entry_values * weights[row_of_entry]
-        products = [np.bincount(policies[in_first], weighted[in_first], minlength=self._size)]
+        products: list[Scores] = [
+            np.asarray(
+                np.bincount(policies[in_first], weighted[in_first], minlength=self._size),
+                dtype=np.float64,
+            )
+        ]
         if len(parts) > 1:
             rest = ~in_first
-            products.append(np.bincount(policies[rest], weighted[rest], minlength=self._size))
+            products.append(
+                np.asarray(
+                    np.bincount(policies[rest], weighted[rest], minlength=self._size),
+                    dtype=np.float64,
+                )
+            )
         rows = row_of_entry if self.scoring.single_term_factor != 1.0 else None
         vectors: list[_Vector] = []
         start = 0
