@@ -363,12 +363,14 @@ def record_identified_turn(
         )
 
     looked: bytes | None = None
+    looked_state: ConversationState | None = None
     if digest is not None or history:
         looked = yield from read(reads, conv_key)
     if idem_key is None and digest is not None and looked is not None:
         # A replay seen in the state read with the admission costs no retrieval and no write;
         # the atomic update below looks again, for a replay that raced this request.
-        early = replay_of(service.decode_state(looked, conv_key))
+        looked_state = service.decode_state(looked, conv_key)
+        early = replay_of(looked_state)
         if early is not None:
             return Result(respond(early))
 
@@ -400,7 +402,12 @@ def record_identified_turn(
 
     def advance(raw_state: bytes | None, now: float) -> tuple[TurnOutcome, bool]:
         """The turn's outcome, and whether it is new (else a replay, which writes nothing)."""
-        state = service.decode_state(raw_state, conv_key) if raw_state is not None else None
+        if raw_state is None:
+            state = None
+        elif looked_state is not None and raw_state == looked:
+            state = looked_state  # unchanged since the look: decoded once (states are immutable)
+        else:
+            state = service.decode_state(raw_state, conv_key)
         replay = replay_of(state)
         if replay is not None:
             return replay, False
