@@ -37,7 +37,7 @@ import inspect
 import json
 import logging
 import uuid
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -84,6 +84,10 @@ BLOCKED_UNCHECKED = (
 # A tool turn is recorded for selection, which reads a bounded number of terms: the whole result
 # is checked by check_tool_result, so the turn keeps only its head (under the turn size limit).
 TOOL_TURN_CHARACTERS = 16_000
+
+# Verdicts of answers kept so that several hooks seeing one answer pay one check; the oldest go
+# first (a long conversation checks each new answer once all the same).
+ANSWERS_KEPT = 1024
 
 _LOG = logging.getLogger("govcore.integrations")
 
@@ -141,7 +145,8 @@ class GovernedConversation:
         fail: ``"closed"`` (the default) or ``"open"``: what happens when govcore cannot decide.
         token_budget: the injection block's budget in tokens (the interface's default when None).
         attributes: end-user attributes sent with each user turn (``appliesWhen`` reads them).
-        policy_area_ids: restrict selection to these policy areas.
+        policy_area_ids: restrict selection to these policy areas (answers, tool results and
+            streams are still checked against every rule of the tenant).
         context_turns: how many earlier turns of this conversation are sent as context.
         chunk_size: characters between two checks of a streamed answer.
         logger: where the one line about a failure goes (``govcore.integrations`` by default).
@@ -180,7 +185,7 @@ class GovernedConversation:
         self.last_stream: StreamGuard | None = None
         self._context: deque[str] = deque(maxlen=context_turns or None)
         self._context_turns = context_turns
-        self._answers: dict[str, CheckedText] = {}
+        self._answers: OrderedDict[str, CheckedText] = OrderedDict()
         self._log = logger if logger is not None else _LOG
 
     # --- the two clients -----------------------------------------------------------------------
@@ -228,10 +233,42 @@ class GovernedConversation:
             return result
         return json.dumps(jsonable_arguments({"result": result})["result"], ensure_ascii=False)
 
-    def _answer_key(self, text: str, message_id: str | None) -> str:
-        if message_id is not None:
-            return "id:" + message_id
-        return "text:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    @staticmethod
+    def _answer_key(text: str, message_id: str | None) -> str:
+        # The text is always part of the key: a framework (or a provider) that gives two
+        # different answers the same id must not get the first one's verdict for the second.
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"{message_id or ''}\x00{digest}"
+
+    def _known_answer(self, key: str) -> CheckedText | None:
+        known = self._answers.get(key)
+        if known is not None:
+            self._answers.move_to_end(key)
+        return known
+
+    def _remember_answer(self, key: str, checked: CheckedText) -> None:
+        self._answers[key] = checked
+        if len(self._answers) > ANSWERS_KEPT:
+            self._answers.popitem(last=False)
+
+    def _answer_request(self, text: str) -> dict[str, Any]:
+        request = self._turn_request("assistant", text, with_context=True)
+        # One call records the answer and checks it, unless the conversation restricts
+        # selection to some policy areas: checkOutput would restrict the check to those areas
+        # too, and an answer is checked against every rule of the tenant, as a stream is.
+        if self.policy_area_ids is None:
+            request["checkOutput"] = True
+        return request
+
+    @staticmethod
+    def _verdict_of(response: TurnResponse) -> PostInferenceResponse:
+        verdict = response.post_inference_check
+        if verdict is None:  # checkOutput always answers a verdict, on a replay too
+            raise InternalError("a turn sent with checkOutput answered no verdict")
+        return verdict
+
+    def _answer_check(self, text: str) -> dict[str, Any]:
+        return {"sessionId": self.session_id, "output": text}
 
     # --- failure -------------------------------------------------------------------------------
 
@@ -374,31 +411,31 @@ class GovernedConversation:
     def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """Check the model's answer once and record it as the assistant's turn.
 
-        The same answer (by ``message_id``, else by its text) is checked once per conversation
-        object: a framework that hands the answer to several hooks pays one check.
+        The same answer (the same text under the same ``message_id``, or none) is checked once
+        per conversation object: a framework that hands the answer to several hooks pays one
+        check. With ``policy_area_ids`` the turn and the check are two calls (the check reads
+        every rule of the tenant; a turn's ``checkOutput`` would read only those areas').
         """
         key = self._answer_key(text, message_id)
-        known = self._answers.get(key)
+        known = self._known_answer(key)
         if known is not None:
             return known
         if not text.strip():
             checked = CheckedText(text, None, changed=False, withheld=False)
         else:
-            request = self._turn_request("assistant", text, with_context=True)
-            request["checkOutput"] = True
+            request = self._answer_request(text)
+            client = self.blocking_client
             try:
-                response = self.blocking_client.record_turn(request, message_id=message_id)
-                verdict = response.post_inference_check
-                if verdict is None:
-                    # A replayed message id records nothing and checks nothing: check it here.
-                    verdict = self.blocking_client.post_inference(
-                        {"sessionId": self.session_id, "output": text}
-                    )
+                response = client.record_turn(request, message_id=message_id)
+                if "checkOutput" in request:
+                    verdict = self._verdict_of(response)
+                else:
+                    verdict = client.post_inference(self._answer_check(text))
             except _UNDECIDED as error:
                 return self._check_failed("the answer", text, error)
             self._took(response, text)
             checked = self._checked(text, verdict)
-        self._answers[key] = checked
+        self._remember_answer(key, checked)
         return checked
 
     def stream(self, deltas: Iterable[str], *, message_id: str | None = None) -> Iterator[str]:
@@ -544,30 +581,28 @@ class GovernedConversation:
     async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """:meth:`check_answer` for asyncio."""
         key = self._answer_key(text, message_id)
-        known = self._answers.get(key)
+        known = self._known_answer(key)
         if known is not None:
             return known
         if not text.strip():
             checked = CheckedText(text, None, changed=False, withheld=False)
         else:
-            request = self._turn_request("assistant", text, with_context=True)
-            request["checkOutput"] = True
+            request = self._answer_request(text)
             client = self.async_client
             try:
                 response: TurnResponse = await self._await(
                     client.record_turn(request, message_id=message_id)
                 )
-                verdict = response.post_inference_check
-                if verdict is None:
-                    fetched: PostInferenceResponse = await self._await(
-                        client.post_inference({"sessionId": self.session_id, "output": text})
-                    )
-                    verdict = fetched
+                verdict: PostInferenceResponse
+                if "checkOutput" in request:
+                    verdict = self._verdict_of(response)
+                else:
+                    verdict = await self._await(client.post_inference(self._answer_check(text)))
             except _UNDECIDED as error:
                 return self._check_failed("the answer", text, error)
             self._took(response, text)
             checked = self._checked(text, verdict)
-        self._answers[key] = checked
+        self._remember_answer(key, checked)
         return checked
 
     async def astream(

@@ -35,6 +35,7 @@ POLICIES: list[dict[str, Any]] = [
         "enforcement": "fix",
         "citationRef": "PAY-1",
         "tags": ["payment", "card"],
+        "area": "payments",
         "detect": [{"pii": "credit_card", "replacement": CARD_REPLACEMENT}],
     },
     {
@@ -47,6 +48,7 @@ POLICIES: list[dict[str, Any]] = [
         "enforcement": "fix",
         "citationRef": "REF-2",
         "tags": ["refund"],
+        "area": "refunds",
         "tools": [{"tool": "issue_refund", "argument": "amount", "max": REFUND_CAP}],
     },
     {

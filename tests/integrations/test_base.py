@@ -174,6 +174,23 @@ def test_an_answer_is_checked_once() -> None:
     assert checked == 1
 
 
+def test_a_new_answer_under_a_reused_message_id_is_checked() -> None:
+    governed = conversation()
+    governed.check_answer("Your parcel left the depot.", message_id="chatcmpl-7")
+    checked = governed.check_answer(f"Your card {CARD} is on file.", message_id="chatcmpl-7")
+    assert CARD_DIGITS not in digits(checked.text)
+    assert checked.verdict is not None
+    assert not checked.verdict.safe
+
+
+def test_an_answer_is_checked_against_every_area_when_selection_is_restricted() -> None:
+    governed = conversation(policy_area_ids=["refunds"])
+    governed.record_user("I want a refund for the broken kettle")
+    checked = governed.check_answer(f"Your refund goes back to card {CARD}.")
+    assert CARD_DIGITS not in digits(checked.text)
+    assert CARD_REPLACEMENT in checked.text
+
+
 def test_a_tool_result_with_a_card_number_is_redacted() -> None:
     checked = conversation().check_tool_result("lookup_customer", {"card": CARD, "name": "Ada"})
     assert CARD_DIGITS not in digits(checked.text)
