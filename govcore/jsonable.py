@@ -2,9 +2,11 @@
 
 A framework hands a tool call's arguments over as Python objects: dates, decimals, UUIDs,
 enums, pydantic models, dataclasses. The wire takes JSON only, and refuses anything else (a
-tuple is not a list to it). :func:`jsonable_arguments` converts the common ones by fixed rules,
-the same rules pydantic's ``model_dump(mode="json")`` uses, and refuses the rest with the path
-of the value and its type, so a caller never gets a value checked as something it is not.
+tuple is not a list to it). :func:`jsonable_arguments` converts the common ones by fixed rules
+(for plain values those of pydantic's ``model_dump(mode="json")``) and refuses the rest with the
+path of the value and its type, so a caller never gets a value checked as something it is not.
+What is checked is what the tool receives: a model's fields are read from the model and a
+secret's value is revealed, since a masked or excluded value would hide it from the check.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Secret, SecretStr
 
 from govcore.errors import InvalidRequestError
 
@@ -41,8 +43,10 @@ def jsonable_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
 
     The rules: ``datetime``, ``date`` and ``time`` become ISO 8601 text (``isoformat()``);
     ``Decimal`` its exact text (``"19.99"``, never a rounded float); ``UUID`` and ``Path`` their
-    text; an ``Enum`` its value (converted in turn); a pydantic model its
-    ``model_dump(mode="json")``; a dataclass instance an object of its fields; a tuple a list; a
+    text; an ``Enum`` its value (converted in turn); a pydantic model an object of its fields
+    (and extra fields) read from the model, not serialised, so that ``exclude``, custom
+    serializers and masking hide nothing from a check; a ``SecretStr`` or ``Secret`` its
+    revealed value; a dataclass instance an object of its fields; a tuple a list; a
     set or frozenset a list, sorted when its items can be compared (else in iteration order);
     a subclass of ``str``, ``int`` or ``float`` the plain value. Mappings and lists are
     converted item by item; nothing of ``arguments`` is changed in place.
@@ -115,14 +119,27 @@ def _jsonable(value: Any, path: str, depth: int) -> Any:
         return value.isoformat()
     if isinstance(value, Decimal | UUID | PurePath):
         return str(value)
+    if isinstance(value, SecretStr | Secret):
+        # A check must see what the tool will receive, not its masked form.
+        return _jsonable(value.get_secret_value(), path, depth + 1)
     if isinstance(value, BaseModel):
-        return _jsonable(value.model_dump(mode="json"), path, depth + 1)
+        return _mapping(_model_fields(value), path, depth)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
         return _mapping(fields, path, depth)
     raise InvalidRequestError.for_field(
         path, f"is {_type(value)}, which has no JSON form (accepted: {_ACCEPTED})"
     )
+
+
+def _model_fields(model: BaseModel) -> dict[str, Any]:
+    """A model's field values as the tool receives them, read from the model itself: its
+    serialisation (``model_dump``) may mask a secret, leave out an ``exclude``d field or
+    rewrite a value with a custom serializer, which would hide it from a check."""
+    values = {name: getattr(model, name) for name in type(model).model_fields}
+    if model.model_extra:
+        values.update(model.model_extra)
+    return values
 
 
 def _mapping(value: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:

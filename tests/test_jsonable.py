@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, SecretStr, field_serializer
 
 import govcore
 from tests.tool_gate_support import GATE_KEY, gate_governance
@@ -238,3 +238,31 @@ def test_the_wire_stays_strict() -> None:
     assert response.status == 200
     with pytest.raises(ValueError, match="not JSON"):
         govcore.ToolCallRequest(session_id="s", tool_name="t", arguments={"on": date(2026, 1, 2)})
+
+
+class Payment(BaseModel):
+    """A tool's typed argument whose serialisation hides some of what the tool receives."""
+
+    card: SecretStr
+    memo: str = Field(default="", exclude=True)
+    reference: str = ""
+
+    @field_serializer("reference")
+    def _masked(self, reference: str) -> str:
+        return "***"
+
+
+def test_what_a_model_hides_when_serialised_is_still_what_gets_checked() -> None:
+    """A SecretStr, an excluded field and a custom serializer all show their real values: a
+    check must see what the tool will receive."""
+    card = "4111 1111 1111 1111"
+    converted = govcore.jsonable_arguments(
+        {
+            "payment": Payment(card=SecretStr(card), memo=f"card {card}", reference=card),
+            "pin": SecretStr("1234"),
+        }
+    )
+    assert converted == {
+        "payment": {"card": card, "memo": f"card {card}", "reference": card},
+        "pin": "1234",
+    }
