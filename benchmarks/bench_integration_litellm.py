@@ -59,7 +59,7 @@ CONFIG: dict[str, Any] = {
             "settings": {
                 "post_inference_checking": "allowed",
                 "tool_call_governance": "allowed",
-                "rate_limit_per_minute": None,
+                "rate_limit_per_minute": "unlimited",
             },
         }
     ],

@@ -129,7 +129,7 @@ def configuration() -> dict[str, Any]:
                 "post_inference_checking": "allowed",
                 "tool_call_governance": "allowed",
                 # A trusted in-process caller: no rate limit.
-                "rate_limit_per_minute": None,
+                "rate_limit_per_minute": "unlimited",
             },
         }
     ]

@@ -68,7 +68,7 @@ CONFIG = {
             "settings": {
                 "post_inference_checking": "allowed",
                 "tool_call_governance": "allowed",
-                "rate_limit_per_minute": None,  # a trusted in-process caller
+                "rate_limit_per_minute": "unlimited",  # a trusted in-process caller
             },
         }
     ],

@@ -63,19 +63,18 @@ class KeySettings(_ConfigModel):
     post_inference_checking: FeatureSetting = "disabled"
     tool_call_governance: FeatureSetting = "disabled"
     conversation_ttl_seconds: TtlSeconds | None = None
-    rate_limit_per_minute: Annotated[int, Field(ge=1)] | None = None
-    """Requests per minute. Absent: ``settings.default_rate_limit_per_minute``; an explicit
-    ``null``: no rate limit (a trusted in-process caller, such as an agent framework's adapter
-    running scenarios or a benchmark)."""
+    rate_limit_per_minute: Annotated[int, Field(ge=1)] | Literal["unlimited"] | None = None
+    """Requests per minute. Absent or ``null``: ``settings.default_rate_limit_per_minute``;
+    ``unlimited``: no rate limit, for a trusted in-process caller (an agent framework's adapter
+    running scenarios, a benchmark). A word rather than ``null``, which has always meant the
+    default: a blank value in a file must never switch a limit off."""
     rationale_required: bool = False
 
     @property
     def rate_limited(self) -> bool:
         """Whether the key's requests are rate limited: all but those of a key that sets
-        ``rate_limit_per_minute: null`` explicitly (leaving it out keeps the default limit)."""
-        return self.rate_limit_per_minute is not None or (
-            "rate_limit_per_minute" not in self.model_fields_set
-        )
+        ``rate_limit_per_minute: unlimited``."""
+        return self.rate_limit_per_minute != "unlimited"
 
 
 class KeyConfig(_ConfigModel):

@@ -9,7 +9,7 @@ import govcore
 from govcore.testing import FakeClock
 
 GATE_KEY = "gk_test_gate_full_00001"
-"""Every feature allowed, no rate limit (``rate_limit_per_minute: null``)."""
+"""Every feature allowed, no rate limit (``rate_limit_per_minute: unlimited``)."""
 GATE_NO_TOOLS_KEY = "gk_test_gate_plain_0002"
 """No feature allowed."""
 CARD = "4111 1111 1111 1111"
@@ -85,7 +85,7 @@ def gate_config() -> dict[str, Any]:
                     "settings": {
                         "post_inference_checking": "allowed",
                         "tool_call_governance": "allowed",
-                        "rate_limit_per_minute": None,
+                        "rate_limit_per_minute": "unlimited",
                     },
                 },
                 {"key": GATE_NO_TOOLS_KEY, "tenant": "shop"},

@@ -95,12 +95,11 @@ class Service:
 
     def rate_limit(self, principal: Principal) -> int | None:
         """The most requests per window the caller's key may make; ``None``: no limit (the key
-        sets ``rate_limit_per_minute: null``)."""
-        if not principal.settings.rate_limited:
+        sets ``rate_limit_per_minute: unlimited``)."""
+        limit = principal.settings.rate_limit_per_minute
+        if limit == "unlimited":
             return None
-        return (
-            principal.settings.rate_limit_per_minute or self.settings.default_rate_limit_per_minute
-        )
+        return limit or self.settings.default_rate_limit_per_minute
 
     def admit(self, principal: Principal, read: Sequence[str] = ()) -> Steps[StoreReads]:
         """Count the request in its key's rate-limit window (429 when over), and read ``read``.

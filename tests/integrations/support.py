@@ -87,13 +87,13 @@ def config() -> dict[str, Any]:
                     "settings": {
                         "post_inference_checking": "allowed",
                         "tool_call_governance": "allowed",
-                        "rate_limit_per_minute": None,
+                        "rate_limit_per_minute": "unlimited",
                     },
                 },
                 {
                     "key": NO_TOOLS_KEY,
                     "tenant": "desk",
-                    "settings": {"rate_limit_per_minute": None},
+                    "settings": {"rate_limit_per_minute": "unlimited"},
                 },
             ],
         }
