@@ -59,6 +59,7 @@ import hashlib
 import json
 import uuid
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -100,6 +101,13 @@ __all__ = [
 
 ContextT = TypeVar("ContextT")
 
+MAX_IDS_PER_CONVERSATION = 4_096
+"""Identities of recorded (or checked) items an :class:`AgentsGovernance` keeps, the oldest
+forgotten first. Forgetting is safe: the store keeps the recorded message ids (the latest
+``message_ids_per_conversation``), so a forgotten item that comes back costs a round trip, not
+a turn recorded twice. And a history of more than 4,096 items no longer fits a model's context:
+its front has been trimmed, and those items never come back."""
+
 # Governance state shared by every wrapper made for one conversation, so that calling govern()
 # again for the next run of the same conversation keeps what this process already recorded.
 _GOVERNANCE: weakref.WeakKeyDictionary[GovernedConversation, AgentsGovernance] = (
@@ -122,6 +130,26 @@ def govern(
     return governance.agent(agent), governance.run_config(run_config)
 
 
+class _RecentIds:
+    """A set of ids that keeps the latest ``limit`` added (see :data:`MAX_IDS_PER_CONVERSATION`)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self.limit = MAX_IDS_PER_CONVERSATION if limit is None else limit
+
+    def add(self, key: str) -> None:
+        self._ids[key] = None
+        self._ids.move_to_end(key)
+        while len(self._ids) > self.limit:
+            self._ids.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
 class AgentsGovernance:
     """The wrappers for one conversation, and what they share: the identities of the turns
     this process has recorded, so that each model call sends only the new ones.
@@ -132,8 +160,9 @@ class AgentsGovernance:
     def __init__(self, conversation: GovernedConversation) -> None:
         self.conversation = conversation
         # Identities of the items recorded (or checked) through this object. The store keeps
-        # the message ids across processes; this set only spares a round trip per old item.
-        self.recorded: set[str] = set()
+        # the message ids across processes; this set only spares a round trip per old item,
+        # and is bounded so that a long-lived conversation does not grow it without end.
+        self.recorded = _RecentIds()
 
     @classmethod
     def of(cls, conversation: GovernedConversation) -> AgentsGovernance:

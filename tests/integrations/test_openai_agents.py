@@ -479,6 +479,29 @@ def test_a_replayed_history_records_no_turn_twice() -> None:
     assert client.get_conversation("replay").turn_count == 7
 
 
+def test_the_ids_kept_per_conversation_are_bounded_and_forgetting_records_nothing_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long conversation does not grow the adapter's memory without end: it keeps the latest
+    identities only; a forgotten one that comes back in the history is recognised by the
+    store, so nothing is recorded twice."""
+    import govcore.integrations.openai_agents as adapter
+
+    monkeypatch.setattr(adapter, "MAX_IDS_PER_CONVERSATION", 3)
+    client = governance().client(KEY)
+    conversation = GovernedConversation(client, "bounded")
+    model = ScriptedModel(
+        [[assistant_message(f"Answer {n}.", item_id=f"m{n}")] for n in range(1, 5)]
+    )
+    agent = desk_agent(model)
+    history: list[Any] = []
+    for question in ("Hi", "Where is order 7?", "And order 8?", "Thanks"):
+        result = run(agent, conversation, [*history, {"role": "user", "content": question}])
+        history = result.to_input_list()
+    assert client.get_conversation("bounded").turn_count == 8
+    assert len(AgentsGovernance.of(conversation).recorded) == 3
+
+
 def test_messages_without_ids_of_their_own_are_recorded_once_each() -> None:
     # Chat Completions models give every message the same placeholder id.
     client = governance().client(KEY)
