@@ -83,6 +83,7 @@ from govcore.integrations.base import (
 __all__ = ["GovernanceCallback", "message_ids"]
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 MAX_CONVERSATIONS = 10_000
 """Conversations whose adapter state (ids recorded, checked tool results) a callback keeps in
@@ -90,6 +91,18 @@ memory; the least recently used beyond it are forgotten. What is forgotten is on
 store keeps the recorded ids, so a forgotten conversation records nothing twice."""
 MAX_GATES = 10_000
 """Tool gates kept for :meth:`GovernanceCallback.tool_gate`, the oldest forgotten first."""
+MAX_IDS_PER_CONVERSATION = 4_096
+"""Turn ids recorded, and checked tool results, a callback keeps per conversation; the oldest
+forgotten first. Forgetting is safe: the store keeps the recorded ids (the latest
+``message_ids_per_conversation``), so a forgotten id that comes back costs a round trip, not a
+turn recorded twice; a forgotten tool result is checked again, to the same text. And a history
+of more than 4,096 messages no longer fits a model's context: the front has been trimmed, and
+its ids never come back."""
+BLOCKED_ARGUMENTS = "{}"
+"""The arguments a blocked tool call carries in the response (and a stream's closing chunk):
+none of the proposed ones, which the gate refused and which would otherwise reach the caller
+(and, in the history, the next model request) unchecked. Why it was blocked is the gate's
+message: :meth:`GovernanceCallback.tool_gate`, and the tool message of ``run_tools``."""
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 
 _LOG = logging.getLogger("govcore.integrations")
@@ -304,6 +317,27 @@ async def _adrive(conversation: GovernedConversation, plan: _Plan[T]) -> T:
         return value
 
 
+class _Recent(OrderedDict[str, V]):
+    """A dict that keeps the latest ``limit`` keys set (the oldest forgotten first)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        super().__init__()
+        self.limit = MAX_IDS_PER_CONVERSATION if limit is None else limit
+
+    def __setitem__(self, key: str, value: V) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
+class _RecentIds(_Recent[None]):
+    """A set of ids that keeps the latest ``limit`` added."""
+
+    def add(self, key: str) -> None:
+        self[key] = None
+
+
 @dataclass
 class _Session:
     """The adapter's own state of one conversation: which turns it has recorded, and what each
@@ -311,8 +345,10 @@ class _Session:
     checked again)."""
 
     conversation: GovernedConversation
-    recorded: set[str] = field(default_factory=set)
-    tool_texts: dict[str, str] = field(default_factory=dict)
+    # Bounded (see MAX_IDS_PER_CONVERSATION): a long conversation would otherwise grow them
+    # for as long as the callback lives.
+    recorded: _RecentIds = field(default_factory=_RecentIds)
+    tool_texts: _Recent[str] = field(default_factory=_Recent)
 
 
 def _prepare(session: _Session, messages: Sequence[Any]) -> _Plan[list[Any]]:
@@ -394,7 +430,8 @@ def _govern_response(
 
 
 def _gate_call(gates: _Gates, call: Any) -> _Plan[ToolGate]:
-    """Gate one tool call of a response; safer arguments are written into the call."""
+    """Gate one tool call of a response; the gated arguments are written into the call: the
+    safer ones on ``modify``, :data:`BLOCKED_ARGUMENTS` on ``block``."""
     function = call.function
     tool_name = str(function.name)
     arguments = _parse_arguments(function.arguments)
@@ -402,8 +439,10 @@ def _gate_call(gates: _Gates, call: Any) -> _Plan[ToolGate]:
         gate = _unreadable_arguments_gate(tool_name, function.arguments)
     else:
         gate = yield ("gate_tool", (tool_name, arguments), {})
-        if gate.action == "modify":
-            function.arguments = json.dumps(gate.arguments)
+    if gate.action == "modify":
+        function.arguments = json.dumps(gate.arguments)
+    elif not gate.runs:
+        function.arguments = BLOCKED_ARGUMENTS
     gates.put(str(call.id), gate)
     return gate
 
@@ -499,8 +538,7 @@ class _StreamState:
         """A chunk carrying ``text`` and nothing else."""
         chunk = self.chunks[0].model_copy(deep=True)
         choice = chunk.choices[0]
-        choice.delta.content = text
-        choice.delta.tool_calls = None
+        _clear_delta(choice, content=text)
         choice.finish_reason = None
         return chunk
 
@@ -512,9 +550,7 @@ class _StreamState:
         last = self.chunks[-1].model_copy(deep=True)
         if not last.choices:
             return last
-        delta = last.choices[0].delta
-        delta.content = None
-        delta.tool_calls = None
+        delta = _clear_delta(last.choices[0], content=None)
         if final is not None:
             types = _litellm("litellm.types.utils")
             delta.tool_calls = [
@@ -529,6 +565,17 @@ class _StreamState:
                 for index, call in enumerate(final.choices[0].message.tool_calls or ())
             ]
         return last
+
+
+def _clear_delta(choice: Any, content: str | None) -> Any:
+    """Give a streamed choice a delta of its own carrying only ``content`` (and the role): a
+    chunk the caller sees repeats nothing of the model's chunk it was copied from, whose tool
+    calls, reasoning, legacy function call or logprobs have not been checked."""
+    types = _litellm("litellm.types.utils")
+    delta = types.Delta(content=content, role=choice.delta.role)
+    choice.delta = delta
+    choice.logprobs = None
+    return delta
 
 
 class GovernanceCallback:
@@ -673,6 +720,7 @@ class GovernanceCallback:
             for call in message.tool_calls or ():
                 arguments = _parse_arguments(call.function.arguments) or {}
                 self._gates.put(str(call.id), _withheld_gate(str(call.function.name), arguments))
+                call.function.arguments = BLOCKED_ARGUMENTS
 
     # --- governed wrappers ----------------------------------------------------------------
 

@@ -201,7 +201,12 @@ class GovernedToolsMiddleware:
             # Malformed: the SDK's own validation answers it, and no tool runs.
             return await call_next(ctx)
         conversation = self.conversation(ctx)
-        call_id = str(ctx.request_id)
+        # The JSON-RPC request id names the call within its connection only (every connection
+        # counts from 1 again, and a stateless one is a connection per request): it labels the
+        # check, and is no identity for the recorded turn, which would make the next
+        # connection's call of the same id a "replay" that is not recorded. The server sees
+        # each call once, so its turn needs no identity.
+        request_label = str(ctx.request_id)
         gate = await conversation.agate_tool(name, dict(arguments or {}))
         if not gate.runs:
             return _blocked_result(gate, modern=_is_modern(ctx.protocol_version))
@@ -210,10 +215,10 @@ class GovernedToolsMiddleware:
         result = _wire(await call_next(ctx))
         if not _is_complete_tool_result(result):
             return result
-        governed, delivered = await _govern_result(conversation, name, result, call_id)
+        governed, delivered = await _govern_result(conversation, name, result, request_label)
         if self._record_results and delivered:
             try:
-                await conversation.arecord_tool_result(name, delivered, call_id=call_id)
+                await conversation.arecord_tool_result(name, delivered)
             except GovernanceUnavailableError:
                 # Fail closed: the base has logged it; nothing unrecorded reaches the model.
                 return _replaced_result(governed, WITHHELD_TEXT)

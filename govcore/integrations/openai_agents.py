@@ -24,8 +24,9 @@ it was. What each part governs:
   deltas and in every event that repeats the text). The SDK's output guardrails cannot change an
   answer, which is why the model is wrapped.
 * **the function tools** (a wrapper over each ``FunctionTool``'s invoker): each call is gated
-  before it runs; a call with safer arguments runs with them, a blocked call does not run and
-  the model reads why; what the tool returns is checked, redacted when needed, and recorded as a
+  when the model proposes it, so the caller (stream events, the run's items) and the history see
+  only the gated arguments (``{}`` for a blocked call); a call with safer arguments runs with
+  them, a blocked call does not run and the model reads why; what the tool returns is checked, redacted when needed, and recorded as a
   tool turn. The SDK's tool guardrails cannot change arguments, which is why the invoker is
   wrapped.
 * **handoffs**: the agents handed off to (an ``Agent`` in ``handoffs``, or the agent a
@@ -46,8 +47,7 @@ cannot be recorded does not happen: the run raises
 
 Not governed: hosted tools that run on the model provider's side (web or file search, code
 interpreter), tools of ``mcp_servers`` (govern the MCP server or client with
-``govcore.integrations.mcp``), computer, shell and patch tools, reasoning summaries, and a tool
-call's arguments as they stream to the caller (the call itself is gated before it runs).
+``govcore.integrations.mcp``), computer, shell and patch tools, and reasoning summaries.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ import hashlib
 import json
 import uuid
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from agents import Agent, FunctionTool, Model, ModelProvider, ModelResponse, RunConfig
 from agents.agent_output import AgentOutputSchemaBase
@@ -77,6 +78,9 @@ from openai.types.responses import (
     ResponseContentPartDoneEvent,
     ResponseCreatedEvent,
     ResponseFailedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseInProgressEvent,
     ResponseOutputItemAddedEvent,
@@ -90,6 +94,7 @@ from openai.types.responses import (
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
 from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
+from govcore.tool_gate import ToolGate
 
 __all__ = [
     "AgentsGovernance",
@@ -99,6 +104,17 @@ __all__ = [
 ]
 
 ContextT = TypeVar("ContextT")
+
+BLOCKED_ARGUMENTS = "{}"
+"""The arguments a blocked function call shows the caller (its stream events, the run's
+``ToolCallItem``) and the model's history: none of the proposed ones, which the gate refused."""
+
+MAX_IDS_PER_CONVERSATION = 4_096
+"""Identities of recorded (or checked) items an :class:`AgentsGovernance` keeps, the oldest
+forgotten first. Forgetting is safe: the store keeps the recorded message ids (the latest
+``message_ids_per_conversation``), so a forgotten item that comes back costs a round trip, not
+a turn recorded twice. And a history of more than 4,096 items no longer fits a model's context:
+its front has been trimmed, and those items never come back."""
 
 # Governance state shared by every wrapper made for one conversation, so that calling govern()
 # again for the next run of the same conversation keeps what this process already recorded.
@@ -122,6 +138,26 @@ def govern(
     return governance.agent(agent), governance.run_config(run_config)
 
 
+class _RecentIds:
+    """A set of ids that keeps the latest ``limit`` added (see :data:`MAX_IDS_PER_CONVERSATION`)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self.limit = MAX_IDS_PER_CONVERSATION if limit is None else limit
+
+    def add(self, key: str) -> None:
+        self._ids[key] = None
+        self._ids.move_to_end(key)
+        while len(self._ids) > self.limit:
+            self._ids.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
 class AgentsGovernance:
     """The wrappers for one conversation, and what they share: the identities of the turns
     this process has recorded, so that each model call sends only the new ones.
@@ -132,8 +168,12 @@ class AgentsGovernance:
     def __init__(self, conversation: GovernedConversation) -> None:
         self.conversation = conversation
         # Identities of the items recorded (or checked) through this object. The store keeps
-        # the message ids across processes; this set only spares a round trip per old item.
-        self.recorded: set[str] = set()
+        # the message ids across processes; this set only spares a round trip per old item,
+        # and is bounded so that a long-lived conversation does not grow it without end.
+        self.recorded = _RecentIds()
+        # Gates of function calls decided when the model proposed them (so that the caller
+        # sees the gated arguments), by call id, until the tool's invoker takes its own.
+        self._gates: OrderedDict[str, tuple[ToolGate, bool]] = OrderedDict()
 
     @classmethod
     def of(cls, conversation: GovernedConversation) -> AgentsGovernance:
@@ -220,6 +260,50 @@ class AgentsGovernance:
         if isinstance(base.model, Model):
             changes["model"] = self.model(base.model)
         return dataclasses.replace(base, **changes)
+
+    # --- the model's function calls ------------------------------------------------------------
+
+    def gated_tool_names(self, tools: Iterable[Tool]) -> frozenset[str]:
+        """The names of the function tools among ``tools`` whose invoker is this governance's
+        (the calls whose gate the invoker takes over)."""
+        return frozenset(
+            tool.name
+            for tool in tools
+            if isinstance(tool, FunctionTool)
+            and isinstance(tool.on_invoke_tool, _GovernedInvoker)
+            and tool.on_invoke_tool.governance is self
+        )
+
+    async def gated_call(self, call: ResponseFunctionToolCall) -> ResponseFunctionToolCall:
+        """``call`` with the gated arguments: the proposed ones on allow, the safer ones on
+        modify, :data:`BLOCKED_ARGUMENTS` on block. The gate is kept for the tool's invoker."""
+        known = self._gates.get(call.call_id)
+        if known is None:
+            arguments, wrapped = _arguments(call.arguments)
+            gate = await self.conversation.agate_tool(call.name, arguments)
+            known = self._gates[call.call_id] = (gate, wrapped)
+            while len(self._gates) > MAX_IDS_PER_CONVERSATION:
+                self._gates.popitem(last=False)  # a call whose tool never ran
+        gate, wrapped = known
+        if gate.action == "allow":
+            return call
+        shown = BLOCKED_ARGUMENTS if not gate.runs else _input_of(gate.arguments, wrapped)
+        return call.model_copy(update={"arguments": shown})
+
+    def take_gate(self, call_id: str) -> tuple[ToolGate, bool] | None:
+        """The gate decided for ``call_id`` when the model proposed it, if any (given once)."""
+        return self._gates.pop(call_id, None)
+
+    async def gated_output(
+        self, output: Iterable[TResponseOutputItem], gated_names: frozenset[str]
+    ) -> list[TResponseOutputItem]:
+        """The output items with each function call of a governed tool gated."""
+        return [
+            await self.gated_call(item)
+            if isinstance(item, ResponseFunctionToolCall) and item.name in gated_names
+            else item
+            for item in output
+        ]
 
     # --- before each model call ---------------------------------------------------------------
 
@@ -336,6 +420,7 @@ class GovernedModel(Model):  # type: ignore[misc, unused-ignore]
         )
         output = [_with_message_id(item, self.governance.message_id) for item in response.output]
         output = await self.governance.checked_output(output)
+        output = await self.governance.gated_output(output, self.governance.gated_tool_names(tools))
         return dataclasses.replace(response, output=output)
 
     async def stream_response(
@@ -367,7 +452,7 @@ class GovernedModel(Model):  # type: ignore[misc, unused-ignore]
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        held = _HeldBackStream(self.governance)
+        held = _HeldBackStream(self.governance, self.governance.gated_tool_names(tools))
         try:
             async for event in events:
                 for governed in await held.handle(event):
@@ -416,8 +501,13 @@ class _GovernedInvoker:
     async def __call__(self, ctx: ToolContext[Any], input: str) -> Any:
         conversation = self.governance.conversation
         name = ctx.tool_name
-        arguments, wrapped = _arguments(input)
-        gate = await conversation.agate_tool(name, arguments)
+        decided = self.governance.take_gate(ctx.tool_call_id)
+        if decided is not None:
+            # Gated when the model proposed it: ``input`` already holds the gated arguments.
+            gate, wrapped = decided
+        else:
+            arguments, wrapped = _arguments(input)
+            gate = await conversation.agate_tool(name, arguments)
         if not gate.runs:
             output: Any = gate.message or f"The tool call {name!r} was blocked."
         else:
@@ -523,8 +613,10 @@ class _HeldBackStream:
     repeats the text (a part or item done, the completed response) carries the delivered text.
     """
 
-    def __init__(self, governance: AgentsGovernance) -> None:
+    def __init__(self, governance: AgentsGovernance, gated_names: frozenset[str]) -> None:
         self._governance = governance
+        self._gated_names = gated_names
+        self._calls: dict[int, ResponseFunctionToolCall] = {}  # output index -> a gated call
         self._ids: dict[int, str] = {}  # output index -> the message's id
         self._parts: dict[tuple[int, int], _HeldBackPart] = {}
         self._delivered: dict[str, str] = {}  # part key -> the text delivered
@@ -537,6 +629,9 @@ class _HeldBackStream:
 
     async def handle(self, event: TResponseStreamEvent) -> list[TResponseStreamEvent]:
         """The events to pass on in place of ``event`` (often just ``event``)."""
+        calls = await self._function_call(event)
+        if calls is not None:
+            return calls
         if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
             return await self._delta(event)
         if isinstance(event, ResponseTextDoneEvent):
@@ -585,18 +680,60 @@ class _HeldBackStream:
                 for index, item in enumerate(event.response.output)
             ]
             output = await self._governance.checked_output(output, self._delivered)
+            output = await self._governance.gated_output(output, self._gated_names)
             response = event.response.model_copy(update={"output": output})
             return [*events, _copy(event, response=response)]
         if isinstance(event, ResponseCreatedEvent | ResponseInProgressEvent) and (
             event.response.output
         ):
             output = [
-                _blank(item) if isinstance(item, ResponseOutputMessage) else item
+                _blank(item) if isinstance(item, ResponseOutputMessage) else self._blank_call(item)
                 for item in event.response.output
             ]
             response = event.response.model_copy(update={"output": output})
             return [_copy(event, response=response)]
         return [event]
+
+    def _is_gated(self, item: object) -> TypeGuard[ResponseFunctionToolCall]:
+        return isinstance(item, ResponseFunctionToolCall) and item.name in self._gated_names
+
+    def _blank_call(self, item: Any) -> Any:
+        """A governed function call before it is gated: without its arguments."""
+        if self._is_gated(item) and item.arguments:
+            return item.model_copy(update={"arguments": ""})
+        return item
+
+    # A provider's stream announces each output item (``output_item.added``) before its argument
+    # deltas, as the SDK's own models do: that is where a governed call is recognised.
+    async def _function_call(
+        self, event: TResponseStreamEvent
+    ) -> list[TResponseStreamEvent] | None:
+        """The events in place of one about a governed function call (its arguments are held
+        until complete, then gated: the caller sees only the gated ones); None for others."""
+        if isinstance(event, ResponseOutputItemAddedEvent) and self._is_gated(event.item):
+            self._calls[event.output_index] = event.item
+            return [_copy(event, item=self._blank_call(event.item))]
+        call = self._calls.get(getattr(event, "output_index", -1))
+        if call is None:
+            return None
+        if isinstance(event, ResponseFunctionCallArgumentsDeltaEvent):
+            return []
+        if isinstance(event, ResponseFunctionCallArgumentsDoneEvent):
+            gated = await self._governance.gated_call(
+                call.model_copy(update={"arguments": event.arguments})
+            )
+            delta = ResponseFunctionCallArgumentsDeltaEvent(
+                type="response.function_call_arguments.delta",
+                item_id=event.item_id,
+                output_index=event.output_index,
+                delta=gated.arguments,
+                sequence_number=event.sequence_number,
+            )
+            return [delta, _copy(event, arguments=gated.arguments)]
+        if isinstance(event, ResponseOutputItemDoneEvent) and self._is_gated(event.item):
+            del self._calls[event.output_index]
+            return [_copy(event, item=await self._governance.gated_call(event.item))]
+        return None
 
     async def _delta(
         self, event: ResponseTextDeltaEvent | ResponseRefusalDeltaEvent

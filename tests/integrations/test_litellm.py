@@ -19,6 +19,7 @@ import os
 import runpy
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -392,6 +393,87 @@ def test_a_streamed_tool_call_is_held_to_the_end_and_gated(callback: GovernanceC
     assert chunks[-1].choices[0].finish_reason == "tool_calls"
 
 
+def streamed_tool_calls(governed: GovernanceCallback, *calls: dict[str, Any]) -> list[Any]:
+    """Every chunk a caller gets of a governed sync stream whose model proposes ``calls``
+    after some text."""
+    proposed = litellm.mock_completion(
+        model="gpt-4o-mini",
+        messages=[{"role": "user", "content": "Email me my card"}],
+        mock_response="Sending it now.",
+        mock_tool_calls=list(calls),
+    )
+    return list(
+        governed.completion(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "Email me my card"}],
+            mock_response=proposed,
+            stream=True,
+        )
+    )
+
+
+@pytest.mark.parametrize("on_fix", ["apply", "block", "retry"])
+def test_no_chunk_of_a_stream_carries_a_card_number_a_tool_call_proposed(
+    client: govcore.GovernanceClient, on_fix: govcore.FixReaction
+) -> None:
+    """send_email(body=<card>) in a stream: whatever the gate does with it (safer arguments, or
+    a block), no chunk the caller sees carries the card number, in any field."""
+    governed = GovernanceCallback(client, on_fix=on_fix)
+    chunks = streamed_tool_calls(
+        governed, tool_call("c1", "send_email", to="ada@example.com", body=f"card {CARD}")
+    )
+
+    assert chunks
+    for chunk in chunks:
+        assert CARD_DIGITS[0] not in chunk.model_dump_json()
+    (call,) = chunks[-1].choices[0].delta.tool_calls
+    gate = governed.tool_gate(call)
+    assert gate is not None
+    if on_fix == "apply":
+        assert gate.action == "modify"
+        assert json.loads(call.function.arguments) == {
+            "to": "ada@example.com",
+            "body": f"card {CARD_REPLACEMENT}",
+        }
+    else:
+        assert gate.action == "block"
+        assert json.loads(call.function.arguments) == {}
+        assert gate.message
+
+
+def test_a_blocked_call_of_a_stream_keeps_its_id_and_does_not_run(
+    callback: GovernanceCallback,
+) -> None:
+    """The closing chunk names a blocked call (no arguments), so the application's tool loop
+    answers it with the gate's message and the tool does not run."""
+    chunks = streamed_tool_calls(callback, tool_call("c1", "delete_account", customer="C-7"))
+    (call,) = chunks[-1].choices[0].delta.tool_calls
+    assert (call.id, call.function.name, call.function.arguments) == ("c1", "delete_account", "{}")
+    ran: list[str] = []
+    response = SimpleNamespace(
+        choices=[SimpleNamespace(message=SimpleNamespace(tool_calls=[call]))]
+    )
+    replies = callback.run_tools(response, {"delete_account": lambda **kw: ran.append("ran")})
+    gate = callback.tool_gate(call)
+    assert gate is not None
+    assert ran == []
+    assert replies[0]["content"] == gate.message
+
+
+def test_a_blocked_call_of_a_response_carries_no_proposed_arguments(
+    client: govcore.GovernanceClient, model: ScriptedModel
+) -> None:
+    """Without a stream too: the response the caller gets (and puts in its history) does not
+    carry the arguments the gate refused."""
+    governed = GovernanceCallback(client, on_fix="block")
+    model.says("", tool_call("c1", "send_email", to="ada@example.com", body=f"card {CARD}"))
+    response = governed.completion(model=MODEL, messages=[{"role": "user", "content": "Email"}])
+    assert CARD_DIGITS[0] not in response.model_dump_json()
+    gate = governed.tool_gate(response.choices[0].message.tool_calls[0])
+    assert gate is not None
+    assert gate.action == "block"
+
+
 def test_a_stream_straight_from_litellm_is_refused(callback: GovernanceCallback) -> None:
     """A stream asked of litellm.acompletion directly, which no hook can hold back, is refused
     before the model is called."""
@@ -432,6 +514,29 @@ def test_a_replayed_history_records_no_turn_twice(
     replay = [*messages, {"role": "user", "content": "Thanks!"}]
     asyncio.run(other_worker.acompletion(model=MODEL, messages=replay))
     assert client.get_conversation("conv-litellm").turn_count == recorded + 2
+
+
+def test_the_ids_kept_per_conversation_are_bounded_and_forgetting_records_nothing_twice(
+    client: govcore.GovernanceClient, model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long conversation does not grow the callback's memory without end: it keeps the
+    latest ids only. A forgotten id sent again in the history is recognised by the store."""
+    import govcore.integrations.litellm as adapter
+
+    monkeypatch.setattr(adapter, "MAX_IDS_PER_CONVERSATION", 3)
+    callback = GovernanceCallback(client, "conv-litellm")
+    messages: list[Any] = []
+    for question in ("Hi", "Where is A-1?", "And A-2?", "Thanks"):
+        model.says(f"Answer to: {question}")
+        messages.append({"role": "user", "content": question})
+        messages.append(callback.completion(model=MODEL, messages=messages).choices[0].message)
+    assert client.get_conversation("conv-litellm").turn_count == 8
+    assert len(callback._session(None).recorded) == 3
+
+    model.says("Bye.")
+    callback.completion(model=MODEL, messages=[*messages, {"role": "user", "content": "Bye"}])
+    assert client.get_conversation("conv-litellm").turn_count == 10
+    assert len(callback._session(None).recorded) == 3
 
 
 def test_a_model_call_costs_two_govcore_calls(model: ScriptedModel) -> None:
@@ -570,6 +675,7 @@ def test_fail_closed_blocks_the_tool_and_withholds_the_answer(model: ScriptedMod
     assert gate is not None
     assert gate.action == "block"
     assert replies[0]["content"] == gate.message
+    assert response.choices[0].message.tool_calls[0].function.arguments == "{}"
 
 
 def test_fail_open_lets_the_model_call_and_the_answer_through(model: ScriptedModel) -> None:

@@ -327,6 +327,25 @@ def test_each_delivered_result_is_recorded_as_a_tool_turn_when_asked(
     run(scenario)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_calls_of_two_connections_into_one_conversation_are_each_recorded(
+    client: govcore.AsyncGovernanceClient, mode: str
+) -> None:
+    """A reconnect (or two clients of one conversation): each connection numbers its requests
+    from 1 again, and its call is still a turn of its own, not a replay of the other's."""
+    middleware = GovernedToolsMiddleware(client, session_id="conv-44", record_results=True)
+
+    async def scenario() -> None:
+        shop = Shop(middleware)
+        for customer in ("c-1", "c-2"):
+            async with mcp.Client(shop.server, mode=mode) as session:
+                await session.call_tool("lookup_customer", {"customer_id": customer})
+        assert len(shop.runs) == 2
+        assert (await client.get_conversation("conv-44")).turn_count == 2
+
+    run(scenario)
+
+
 def test_by_default_the_server_records_no_turn(client: govcore.AsyncGovernanceClient) -> None:
     middleware = GovernedToolsMiddleware(client, session_id="conv-43")
 

@@ -367,6 +367,73 @@ def test_a_call_over_the_cap_does_not_run_when_the_reaction_refuses_it(reaction:
     assert "issue_refund" in tool_outputs(model.calls[1])["c1"]
 
 
+def card_email(reaction: str) -> tuple[Agent[Any], GovernedConversation, list[str], list[str]]:
+    """An agent whose model proposes send_email(body=<a card number>), its conversation (with
+    ``reaction`` to a fixable call), the bodies really sent, and the calls gated."""
+    sent: list[str] = []
+
+    @function_tool
+    def send_email(to: str, body: str) -> str:
+        """Send an e-mail to a customer."""
+        sent.append(body)
+        return "sent"
+
+    model = ScriptedModel(
+        [
+            [
+                function_call(
+                    "send_email", {"to": "ada@example.com", "body": f"card {CARD}"}, call_id="c1"
+                )
+            ],
+            [assistant_message("Done.", item_id="m1")],
+        ]
+    )
+    agent = Agent(name="desk", instructions=BASE_INSTRUCTIONS, model=model, tools=[send_email])
+    conversation = GovernedConversation(governance().client(KEY), on_fix=reaction)  # type: ignore[arg-type]
+    gated: list[str] = []
+    gate = conversation.agate_tool
+
+    async def counted(tool_name: str, arguments: Any, **kwargs: Any) -> Any:
+        gated.append(tool_name)
+        return await gate(tool_name, arguments, **kwargs)
+
+    conversation.agate_tool = counted  # type: ignore[method-assign]
+    return agent, conversation, sent, gated
+
+
+@pytest.mark.parametrize("reaction", ["apply", "block"])
+def test_a_streaming_caller_sees_only_the_gated_arguments_of_a_tool_call(reaction: str) -> None:
+    """The arguments a model proposes are gated before any event shows them: no argument
+    delta, done event, item or run item the caller sees carries the card number; the call is
+    gated once (the tool's invoker takes the gate made for the stream)."""
+    agent, conversation, sent, gated = card_email(reaction)
+    events, _ = stream(agent, conversation, "Email me my card")
+
+    assert not any(shows_card(event) for event in events)
+    assert gated == ["send_email"]
+    [called] = [event for event in events if getattr(event, "name", None) == "tool_called"]
+    arguments = json.loads(called.item.raw_item.arguments)
+    if reaction == "apply":
+        assert sent == [f"card {CARD_REPLACEMENT}"]
+        assert arguments == {"to": "ada@example.com", "body": f"card {CARD_REPLACEMENT}"}
+    else:
+        assert sent == []
+        assert arguments == {}
+
+
+@pytest.mark.parametrize("reaction", ["apply", "block"])
+def test_the_run_s_items_show_only_the_gated_arguments_of_a_tool_call(reaction: str) -> None:
+    """Without a stream: the run's ToolCallItem (and the history handed to the next run) holds
+    the gated arguments, not the card number the model proposed."""
+    agent, conversation, sent, gated = card_email(reaction)
+    result = run(agent, conversation, "Email me my card")
+
+    assert CARD not in repr(result.new_items)
+    assert CARD not in repr(result.to_input_list())
+    assert gated == ["send_email"]
+    assert sent == ([f"card {CARD_REPLACEMENT}"] if reaction == "apply" else [])
+
+
 def test_a_tool_result_is_checked_before_the_model_reads_it() -> None:
     model = ScriptedModel(
         [
@@ -477,6 +544,29 @@ def test_a_replayed_history_records_no_turn_twice() -> None:
         [*second.to_input_list(), {"role": "user", "content": "Thanks!"}],
     )
     assert client.get_conversation("replay").turn_count == 7
+
+
+def test_the_ids_kept_per_conversation_are_bounded_and_forgetting_records_nothing_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long conversation does not grow the adapter's memory without end: it keeps the latest
+    identities only; a forgotten one that comes back in the history is recognised by the
+    store, so nothing is recorded twice."""
+    import govcore.integrations.openai_agents as adapter
+
+    monkeypatch.setattr(adapter, "MAX_IDS_PER_CONVERSATION", 3)
+    client = governance().client(KEY)
+    conversation = GovernedConversation(client, "bounded")
+    model = ScriptedModel(
+        [[assistant_message(f"Answer {n}.", item_id=f"m{n}")] for n in range(1, 5)]
+    )
+    agent = desk_agent(model)
+    history: list[Any] = []
+    for question in ("Hi", "Where is order 7?", "And order 8?", "Thanks"):
+        result = run(agent, conversation, [*history, {"role": "user", "content": question}])
+        history = result.to_input_list()
+    assert client.get_conversation("bounded").turn_count == 8
+    assert len(AgentsGovernance.of(conversation).recorded) == 3
 
 
 def test_messages_without_ids_of_their_own_are_recorded_once_each() -> None:
