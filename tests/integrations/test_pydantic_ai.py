@@ -7,7 +7,9 @@ installs it, so that its absence there fails instead of passing silently.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import importlib
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -101,6 +103,11 @@ class Desk:
         def card_on_file(customer: str) -> str:
             self.runs.append(("card_on_file", {"customer": customer}))
             return f"The card on file for {customer} is {CARD}."
+
+        @self.agent.tool_plain
+        def email_customer(body: str) -> str:
+            self.runs.append(("email_customer", {"body": body}))
+            return "Sent."
 
 
 def desk(
@@ -304,6 +311,27 @@ def test_a_streamed_structured_answer_is_checked_before_the_caller_sees_it() -> 
     asyncio.run(scenario())
 
 
+def test_answers_stamped_alike_are_each_checked() -> None:
+    """A provider may stamp responses with its own clock (a second's resolution): two responses of
+    a run with one timestamp are still two answers, each checked, and a replayed history of them
+    records no turn twice."""
+    stamp = datetime.datetime(2026, 11, 27, 12, 0, 0, tzinfo=datetime.UTC)
+    first = ModelResponse(
+        parts=[TextPart("Let me look that up."), ToolCallPart("card_on_file", {"customer": "c-9"})],
+        timestamp=stamp,
+    )
+    second = ModelResponse(parts=[TextPart(f"Your card on file is {CARD}.")], timestamp=stamp)
+    client = governance().client(KEY)
+    governed = desk(steps(first, second, answer("Bye.")), client)
+    result = run(governed.agent, "Which card do you have on file for me?")
+    assert CARD_DIGITS not in digits(result.output)
+    assert CARD_REPLACEMENT in result.output
+    session = result.conversation_id
+    assert client.get_conversation(session).turn_count == 4  # user, answer, tool, answer
+    run(governed.agent, "Thanks!", message_history=result.all_messages())
+    assert client.get_conversation(session).turn_count == 4 + 2
+
+
 # --- streams -------------------------------------------------------------------------------------
 
 LEAD = "Thanks for waiting, I have looked at the order and everything is in place now. " * 4
@@ -378,6 +406,60 @@ def test_no_event_of_a_streamed_run_holds_a_card_number() -> None:
         assert governed.runs == [("issue_refund", {"order": 7, "amount": 20})]
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("reaction", ["apply", "block"])
+def test_no_event_shows_the_arguments_of_a_proposed_call_unchecked(reaction: str) -> None:
+    """A streamed tool call reaches the caller with its arguments checked (the card number
+    redacted), in its events and in the history; the tool gate still decides on the arguments the
+    model proposed: "apply" runs the call with the safer ones, "block" does not run it."""
+    proposed = {"body": f"Your card {CARD} is saved."}
+    script: list[Any] = [
+        {0: DeltaToolCall(name="email_customer", json_args=json.dumps(proposed))},
+        "Done.",
+    ]
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        yield script.pop(0)
+
+    async def scenario() -> list[Any]:
+        governed = desk(steps(), stream=stream, on_fix=reaction)
+        seen: list[Any] = []
+        async with governed.agent.run_stream_events(PAY_PROMPT) as events:
+            async for event in events:
+                assert CARD_DIGITS not in digits(repr(event))
+                seen.append(event)
+        shown = [
+            event.part
+            for event in seen
+            if isinstance(event, PartStartEvent) and isinstance(event.part, ToolCallPart)
+        ]
+        assert [part.args_as_dict() for part in shown] == [
+            {"body": f"Your card {CARD_REPLACEMENT} is saved."}
+        ]
+        return governed.runs
+
+    runs = asyncio.run(scenario())
+    if reaction == "apply":
+        assert runs == [("email_customer", {"body": f"Your card {CARD_REPLACEMENT} is saved."})]
+    else:
+        assert runs == []
+
+
+def test_what_a_conversation_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ids a conversation remembers are capped; forgetting one records no turn twice (the
+    store keeps the ids), it only costs a call."""
+    from govcore.integrations import pydantic_ai as adapter
+
+    monkeypatch.setattr(adapter, "MAX_REMEMBERED", 2)
+    client = governance().client(KEY)
+    capability = GovernanceCapability(client, session_id="bounded")
+    agent = Desk(FunctionModel(steps(*(answer(f"Answer {n}.") for n in range(4)))), capability)
+    history: list[ModelMessage] = []
+    for n in range(4):
+        history = run(agent.agent, f"Question {n}?", message_history=history).all_messages()
+    assert len(capability._state("bounded").recorded) == 2
+    assert client.get_conversation("bounded").turn_count == 8
 
 
 # --- turns, once each ----------------------------------------------------------------------------
