@@ -23,7 +23,7 @@ if os.environ.get("CI", "").lower() == "true":
 else:
     pytest.importorskip("pydantic_ai", reason="needs the extra: pip install 'govcore[pydantic-ai]'")
 
-from pydantic_ai import Agent, AgentRunResult
+from pydantic_ai import Agent, AgentRunResult, ModelRequestNode
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -35,6 +35,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_graph import End
 
 import govcore
 from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
@@ -330,6 +331,42 @@ def test_answers_stamped_alike_are_each_checked() -> None:
     assert client.get_conversation(session).turn_count == 4  # user, answer, tool, answer
     run(governed.agent, "Thanks!", message_history=result.all_messages())
     assert client.get_conversation(session).turn_count == 4 + 2
+
+
+def test_only_the_answer_a_stream_delivered_skips_its_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """after_model_request skips the check of a streamed answer only when the response is what
+    the stream delivered: a response that merely shares its message id is checked."""
+    from govcore.integrations import pydantic_ai as adapter
+
+    # Every response of a run gets one id, as two responses stamped alike did before ids counted
+    # them: what the stream remembered must not stand for another response.
+    monkeypatch.setattr(adapter, "_response_id", lambda run_id, *_: f"pydantic-ai:{run_id}")
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        yield {0: DeltaToolCall(name="issue_refund", json_args='{"order": 7, "amount": 20}')}
+
+    governed = desk(steps(answer(f"Your card {CARD} is saved.")), stream=stream)
+
+    async def scenario() -> str:
+        async with governed.agent.iter(PAY_PROMPT) as agent_run:
+            node = agent_run.next_node
+            streamed = False
+            while not isinstance(node, End):
+                if isinstance(node, ModelRequestNode) and not streamed:
+                    async with node.stream(agent_run.ctx) as events:  # the first call streams
+                        async for _ in events:
+                            pass
+                    streamed = True
+                node = await agent_run.next(node)
+            assert agent_run.result is not None
+            return agent_run.result.output
+
+    output = asyncio.run(scenario())
+    assert governed.runs == [("issue_refund", {"order": 7, "amount": 20})]
+    assert CARD_DIGITS not in digits(output)
+    assert CARD_REPLACEMENT in output
 
 
 # --- streams -------------------------------------------------------------------------------------
