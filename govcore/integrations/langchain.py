@@ -23,7 +23,9 @@ What each hook of the middleware governs (``invoke`` and ``ainvoke`` alike, one 
 ``stream_mode="messages"`` hands the caller a model's tokens as they are generated, before any
 middleware has seen the answer: :meth:`GovernanceMiddleware.stream` (and ``astream``) yields
 the same ``(message chunk, metadata)`` pairs but holds back every assistant text until a check
-has covered it, and ends each answer with the remainder of the text that may be delivered.
+has covered it, and ends each answer with the remainder of the text that may be delivered, then
+its proposed tool calls with their arguments checked (the call itself is gated on the arguments
+the model proposed).
 
 The conversation is the run's LangGraph ``thread_id`` when the run has one (given in
 ``config["configurable"]``), otherwise the middleware's own session. By default governance

@@ -23,7 +23,9 @@ What each hook of the capability governs (through :class:`~govcore.integrations.
   public rule, in the result and in the message history, and recorded as the assistant's turn;
 * ``get_wrapper_model``: a streamed response is held back until checked, so a caller of
   ``run_stream``, ``run_stream_events``, ``iter`` or an ``event_stream_handler`` sees only
-  checked text; the streamed answer is checked by the stream's checks and not again.
+  checked text; the streamed answer is checked by the stream's checks and not again. A streamed
+  tool call is shown with its arguments checked by the output rule; the gate still decides on the
+  arguments the model proposed.
 
 The conversation is Pydantic AI's ``conversation_id`` (kept on the message history, so a history
 passed to the next run continues it) unless ``session_id`` names one. When govcore cannot decide,
@@ -300,7 +302,8 @@ class GovernanceCapability(AbstractCapability[Any]):
         state = self._run_state(ctx)
         occurrence = _occurrence(ctx.messages, ctx.run_id, response.timestamp, response)
         message_id = _response_id(ctx.run_id, response.timestamp, occurrence)
-        if state.streamed.pop(message_id, None) == _fingerprint(response.parts):
+        delivered = state.streamed.pop(message_id, None)
+        if delivered is not None and delivered == _fingerprint(response.parts):
             # A streamed answer, as its stream delivered it: checked by the stream and recorded.
             return response
         output_tools = _output_tool_names(request_context.model_request_parameters)
