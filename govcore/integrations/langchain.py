@@ -23,7 +23,9 @@ What each hook of the middleware governs (``invoke`` and ``ainvoke`` alike, one 
 ``stream_mode="messages"`` hands the caller a model's tokens as they are generated, before any
 middleware has seen the answer: :meth:`GovernanceMiddleware.stream` (and ``astream``) yields
 the same ``(message chunk, metadata)`` pairs but holds back every assistant text until a check
-has covered it, and ends each answer with the remainder of the text that may be delivered.
+has covered it, and ends each answer with the remainder of the text that may be delivered, then
+its proposed tool calls with their arguments checked (the call itself is gated on the arguments
+the model proposed).
 
 The conversation is the run's LangGraph ``thread_id`` when the run has one (given in
 ``config["configurable"]``), otherwise the middleware's own session. By default governance
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import threading
 import uuid
 from collections import OrderedDict
@@ -66,6 +69,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.messages.tool import invalid_tool_call, tool_call, tool_call_chunk
 from langgraph.config import get_config
 from langgraph.types import Command
 
@@ -86,6 +90,11 @@ P = ParamSpec("P")
 DEFAULT_MAX_CONVERSATIONS = 1024
 """Conversations (LangGraph threads) whose state one middleware keeps in memory, least recently
 used first out; a thread that comes back after being dropped finds its turns in the store."""
+
+MAX_REMEMBERED_IDS = 4096
+"""Message ids one conversation remembers as recorded, the least recently added dropped first,
+so that a long thread does not grow the process without bound. Forgetting one is safe: the store
+keeps the authoritative ids, and a forgotten message costs one record call that records nothing."""
 
 
 # --- one implementation for blocking and asyncio code ------------------------------------------
@@ -170,9 +179,16 @@ class _Thread:
     """What the middleware keeps about one conversation."""
 
     conversation: GovernedConversation
-    recorded: set[str] = field(default_factory=set)
-    """Ids of the messages recorded (or found already recorded) through this middleware: the
-    store de-duplicates by message id too, this only saves it the calls."""
+    recorded: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    """Ids (as keys) of the messages recorded (or found already recorded) through this
+    middleware, at most :data:`MAX_REMEMBERED_IDS`: the store de-duplicates by message id too,
+    this only saves it the calls."""
+
+    def record(self, message_id: str) -> None:
+        self.recorded[message_id] = None
+        self.recorded.move_to_end(message_id)
+        while len(self.recorded) > MAX_REMEMBERED_IDS:
+            self.recorded.popitem(last=False)
 
 
 def _thread_id(runtime: Any) -> str | None:
@@ -390,13 +406,13 @@ class GovernanceMiddleware(AgentMiddleware):  # type: ignore[misc]  # LangChain'
                 continue
             deltas = answer.deltas(events)
             first = next(deltas, None)
-            if first is None:  # only tool calls: nothing to check
-                yield from answer.trailing
+            if first is None:  # no text (only tool calls, say): no answer to check
+                yield from answer.delivered(iter(()), deltas, conversation)
                 continue
             pieces = conversation.stream(
                 itertools.chain([first], deltas), message_id=answer.message_id
             )
-            yield from answer.delivered(pieces, deltas)
+            yield from answer.delivered(pieces, deltas, conversation)
 
     async def astream(
         self,
@@ -418,12 +434,12 @@ class GovernanceMiddleware(AgentMiddleware):  # type: ignore[misc]  # LangChain'
                 continue
             deltas = answer.adeltas(events)
             first = await anext(deltas, None)
-            if first is None:  # only tool calls: nothing to check
-                for pair in answer.trailing:
+            if first is None:  # no text (only tool calls, say): no answer to check
+                async for pair in answer.adelivered(_nothing(), deltas, conversation):
                     yield pair
                 continue
             pieces = conversation.astream(_prepended(first, deltas), message_id=answer.message_id)
-            async for pair in answer.adelivered(pieces, deltas):
+            async for pair in answer.adelivered(pieces, deltas, conversation):
                 yield pair
 
 
@@ -444,7 +460,7 @@ def _record_history(thread: _Thread, messages: Sequence[BaseMessage]) -> _Plan[N
             continue
         if isinstance(message, HumanMessage):
             if not message.text.strip():  # only images or files: no text for a turn
-                thread.recorded.add(message_id)
+                thread.record(message_id)
                 continue
             yield _govern(
                 conversation.record_user,
@@ -469,7 +485,7 @@ def _record_history(thread: _Thread, messages: Sequence[BaseMessage]) -> _Plan[N
                 message.text,
                 message_id=message_id,
             )
-        thread.recorded.add(message_id)
+        thread.record(message_id)
 
 
 def _checked_answer(thread: _Thread, message: AIMessage) -> _Plan[AIMessage]:
@@ -485,7 +501,7 @@ def _checked_answer(thread: _Thread, message: AIMessage) -> _Plan[AIMessage]:
     if checked.verdict is not None and message.id is not None:
         # Recorded by the check. Without a verdict govcore could not decide, and the turn is
         # left to the next model call's history, which records it or fails closed.
-        thread.recorded.add(message.id)
+        thread.record(message.id)
     if checked.changed:
         message = message.model_copy(update={"content": checked.text})
     return message
@@ -533,7 +549,7 @@ def _record_tool_message(thread: _Thread, message: ToolMessage) -> _Plan[None]:
         )
     except GovernanceUnavailableError:
         return
-    thread.recorded.add(message_id)
+    thread.record(message_id)
 
 
 def _instructed(system: SystemMessage | None, block: str) -> SystemMessage:
@@ -563,6 +579,38 @@ async def _prepended(first: str, rest: AsyncIterator[str]) -> AsyncIterator[str]
     yield first
     async for item in rest:
         yield item
+
+
+async def _nothing() -> AsyncIterator[str]:
+    return
+    yield  # an async generator that yields nothing
+
+
+def _shown_arguments(
+    conversation: GovernedConversation, name: str, arguments: str, call_id: str | None
+) -> _Plan[str]:
+    """The arguments of a proposed tool call as a streaming caller may see them: checked by the
+    output rule, like a tool's result (redacted when a policy says so; the withheld notice when
+    govcore cannot decide and the middleware fails closed).
+
+    JSON arguments are checked as JSON without escapes, so that a card number written with
+    ``\\u`` escapes is read as the digits the caller would decode. The call itself is gated on
+    the arguments the model proposed (LangGraph's state keeps them), before it runs.
+    """
+    try:
+        decoded = json.loads(arguments)
+    except ValueError:
+        decoded = None
+    if isinstance(decoded, dict):
+        arguments = json.dumps(decoded, ensure_ascii=False)
+    checked: CheckedText = yield _govern(
+        conversation.check_tool_result,
+        conversation.acheck_tool_result,
+        name or "tool",
+        arguments,
+        call_id=f"{call_id}:arguments" if call_id else "arguments",
+    )
+    return checked.text
 
 
 class _Lookahead(Iterator[T]):
@@ -608,7 +656,9 @@ _Pair = tuple[BaseMessage, dict[str, Any]]
 
 class _Answer:
     """One assistant message in the stream: its text goes through the conversation's held-back
-    stream; what else its chunks carry (tool-call chunks, usage, the end mark) passes after it.
+    stream; its tool calls pass after it, their arguments checked (gathered from the chunks first:
+    a card number may be split across two of them), then what else its chunks carry (usage, the
+    end mark).
 
     LangGraph streams a model's chunks one after another, so the message's chunks are those that
     follow with the same id; its last chunk carries ``chunk_position="last"``. A model that does
@@ -621,6 +671,8 @@ class _Answer:
         self.message_id = message.id
         self.ended = False
         self.trailing: list[_Pair] = []
+        # The proposed calls by their position (a chunk's index), their arguments' text joined.
+        self.calls: dict[Any, dict[str, Any]] = {}
 
     @classmethod
     def starting(cls, message: BaseMessage, metadata: dict[str, Any]) -> _Answer | None:
@@ -633,12 +685,50 @@ class _Answer:
         """The text of one of the answer's chunks; keeps what else it carries for later."""
         if not isinstance(message, AIMessageChunk) or message.chunk_position == "last":
             self.ended = True
-        if isinstance(message, AIMessageChunk) and (
-            message.tool_call_chunks or message.usage_metadata or message.chunk_position
-        ):
-            self.trailing.append((message.model_copy(update={"content": ""}), metadata))
+        if isinstance(message, AIMessageChunk):
+            for chunk in message.tool_call_chunks:
+                self._gather(chunk["index"], chunk["name"], chunk["args"], chunk["id"])
+            if message.usage_metadata or message.chunk_position:
+                self.trailing.append((_without_calls(message), metadata))
+        else:
+            for call in message.tool_calls:
+                self._gather(None, call["name"], json.dumps(call["args"]), call["id"])
+            for invalid in message.invalid_tool_calls:
+                self._gather(None, invalid["name"], invalid["args"], invalid["id"])
         text: str = message.text
         return text
+
+    def _gather(self, index: Any, name: str | None, args: str | None, call_id: str | None) -> None:
+        """Add a tool call's chunk, merged as LangChain merges chunks: by index, the name and id
+        from the first chunk that has them, the arguments' text joined."""
+        key = index if index is not None else ("position", len(self.calls))
+        call = self.calls.setdefault(key, {"index": index, "name": None, "id": None, "args": ""})
+        call["name"] = call["name"] or name
+        call["id"] = call["id"] or call_id
+        call["args"] += args or ""
+
+    def _shown_calls(self, conversation: GovernedConversation) -> _Plan[list[dict[str, Any]]]:
+        """The proposed calls with their arguments as the caller may see them."""
+        shown = []
+        for call in self.calls.values():
+            arguments = yield from _shown_arguments(
+                conversation, call["name"], call["args"], call["id"]
+            )
+            shown.append({**call, "args": arguments})
+        return shown
+
+    def _closing(self, shown: list[dict[str, Any]]) -> list[_Pair]:
+        """What follows a streamed answer's text: one chunk of its checked calls, then the rest."""
+        if not shown:
+            return self.trailing
+        chunks = [
+            tool_call_chunk(
+                name=call["name"], args=call["args"], id=call["id"], index=call["index"]
+            )
+            for call in shown
+        ]
+        calls = AIMessageChunk(content="", id=self.message_id, tool_call_chunks=chunks)
+        return [(calls, self.metadata), *self.trailing]
 
     def _continues(self, pair: Any) -> bool:
         if self.ended or pair is None:
@@ -671,35 +761,93 @@ class _Answer:
     def _piece(self, text: str) -> _Pair:
         return AIMessageChunk(content=text, id=self.message_id), self.metadata
 
-    def _whole(self, text: str) -> _Pair:
-        return self.first.model_copy(update={"content": text}), self.metadata
+    def _whole(self, text: str, shown: list[dict[str, Any]]) -> list[_Pair]:
+        """A whole (not streamed) message, its text and its calls' arguments checked; nothing
+        when it has neither."""
+        if not text and not shown:
+            return []
+        calls, invalid = [], []
+        for call in shown:
+            try:
+                arguments = json.loads(call["args"])
+            except ValueError:
+                arguments = None
+            if isinstance(arguments, dict):
+                calls.append(tool_call(name=call["name"], args=arguments, id=call["id"]))
+            else:  # withheld, or a redaction that broke the JSON: shown as LangChain shows those
+                invalid.append(
+                    invalid_tool_call(
+                        name=call["name"], args=call["args"], id=call["id"], error="not JSON"
+                    )
+                )
+        update: dict[str, Any] = {
+            "content": text,
+            "tool_calls": calls,
+            "invalid_tool_calls": invalid,
+        }
+        if self.first.additional_kwargs:
+            update["additional_kwargs"] = _without_raw_calls(self.first.additional_kwargs)
+        return [(self.first.model_copy(update=update), self.metadata)]
 
-    def delivered(self, pieces: Iterator[str], deltas: Iterator[str]) -> Iterator[_Pair]:
-        """What the caller receives: the checked pieces, then the chunks' other contents.
+    def delivered(
+        self, pieces: Iterator[str], deltas: Iterator[str], conversation: GovernedConversation
+    ) -> Iterator[_Pair]:
+        """What the caller receives: the checked pieces, then the proposed calls with their
+        arguments checked, then the chunks' other contents.
 
         When govcore fails mid-answer the held-back stream stops taking ``deltas``: the rest of
         the answer's chunks are taken here (their text withheld, or passed on by the stream
         when it fails open), so that they do not start an answer of their own.
         """
-        if isinstance(self.first, AIMessageChunk):
-            for piece in pieces:
+        streamed = isinstance(self.first, AIMessageChunk)
+        text = ""
+        for piece in pieces:
+            if streamed:
                 yield self._piece(piece)
-        else:
-            yield self._whole("".join(pieces))
+            else:
+                text += piece
         for _ in deltas:
             pass
-        yield from self.trailing
+        shown = _run(self._shown_calls(conversation))
+        yield from self._closing(shown) if streamed else self._whole(text, shown)
 
     async def adelivered(
-        self, pieces: AsyncIterator[str], deltas: AsyncIterator[str]
+        self,
+        pieces: AsyncIterator[str],
+        deltas: AsyncIterator[str],
+        conversation: GovernedConversation,
     ) -> AsyncIterator[_Pair]:
         """:meth:`delivered` from an async stream of pieces."""
-        if isinstance(self.first, AIMessageChunk):
-            async for piece in pieces:
+        streamed = isinstance(self.first, AIMessageChunk)
+        text = ""
+        async for piece in pieces:
+            if streamed:
                 yield self._piece(piece)
-        else:
-            yield self._whole("".join([piece async for piece in pieces]))
+            else:
+                text += piece
         async for _ in deltas:
             pass
-        for pair in self.trailing:
+        shown = await _arun(self._shown_calls(conversation))
+        for pair in self._closing(shown) if streamed else self._whole(text, shown):
             yield pair
+
+
+def _without_raw_calls(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A message's provider fields without the raw form of its tool calls (which some providers
+    keep there beside LangChain's own)."""
+    return {
+        key: value for key, value in kwargs.items() if key not in ("tool_calls", "function_call")
+    }
+
+
+def _without_calls(message: AIMessageChunk) -> AIMessageChunk:
+    """A chunk with neither text nor tool calls: what else it carries (usage, the end mark)."""
+    return message.model_copy(
+        update={
+            "content": "",
+            "tool_call_chunks": [],
+            "tool_calls": [],
+            "invalid_tool_calls": [],
+            "additional_kwargs": _without_raw_calls(message.additional_kwargs),
+        }
+    )

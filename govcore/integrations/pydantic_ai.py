@@ -23,7 +23,9 @@ What each hook of the capability governs (through :class:`~govcore.integrations.
   public rule, in the result and in the message history, and recorded as the assistant's turn;
 * ``get_wrapper_model``: a streamed response is held back until checked, so a caller of
   ``run_stream``, ``run_stream_events``, ``iter`` or an ``event_stream_handler`` sees only
-  checked text; the streamed answer is checked by the stream's checks and not again.
+  checked text; the streamed answer is checked by the stream's checks and not again. A streamed
+  tool call is shown with its arguments checked by the output rule; the gate still decides on the
+  arguments the model proposed.
 
 The conversation is Pydantic AI's ``conversation_id`` (kept on the message history, so a history
 passed to the next run continues it) unless ``session_id`` names one. When govcore cannot decide,
@@ -35,7 +37,9 @@ way, on the ``govcore.integrations`` logger.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
 import json
 import logging
 import weakref
@@ -44,7 +48,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic_ai.capabilities import (
     AbstractCapability,
@@ -54,6 +58,7 @@ from pydantic_ai.capabilities import (
 )
 from pydantic_ai.exceptions import ModelRetry, ToolFailed
 from pydantic_ai.messages import (
+    BaseToolCallPart,
     InstructionPart,
     ModelMessage,
     ModelResponse,
@@ -88,16 +93,46 @@ DEFAULT_MAX_CONVERSATIONS = 1024
 # The text of a held-back stream goes into one text part of the response under this vendor id.
 _GOVERNED_TEXT = "govcore-text"
 
+# Entries each per-conversation memory below keeps, the least recently added dropped first, so a
+# long conversation does not grow this process without bound. Forgetting is safe: govcore's store
+# keeps the authoritative message ids (a forgotten id costs one record call that records nothing),
+# a forgotten stream costs one more check of its answer, and a forgotten proposed call is gated on
+# the checked arguments its stream showed.
+MAX_REMEMBERED = 4096
+
+V = TypeVar("V")
+CallT = TypeVar("CallT", bound=BaseToolCallPart[Any])
+
+
+def _remember(memory: OrderedDict[str, V], key: str, value: V) -> None:
+    memory[key] = value
+    memory.move_to_end(key)
+    while len(memory) > MAX_REMEMBERED:
+        memory.popitem(last=False)
+
 
 @dataclass
 class _ConversationState:
-    """One conversation's governance, the message ids this process has recorded or checked, and
-    the history messages it has gone through (by identity: a message of the history does not
-    change once the model has been sent it, and the next model call skips it in one look-up)."""
+    """One conversation's governance and what this process remembers of it (each bounded by
+    :data:`MAX_REMEMBERED`, but ``scanned``, which holds only live messages):
+
+    * ``recorded``: the message ids recorded or checked (as keys);
+    * ``streamed``: for each answer a held-back stream checked and delivered, the fingerprint of
+      what it delivered, so that ``after_model_request`` skips only that very text;
+    * ``proposed``: for each tool call a stream showed with checked arguments, the arguments shown
+      and the ones the model proposed, which the tool gate decides on;
+    * ``scanned``: the history messages gone through (by identity: a message of the history does
+      not change once the model has been sent it, and the next model call skips it in one look-up).
+    """
 
     conversation: GovernedConversation
-    recorded: set[str] = field(default_factory=set)
+    recorded: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    streamed: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    proposed: OrderedDict[str, tuple[Any, Any]] = field(default_factory=OrderedDict)
     scanned: dict[int, weakref.ref[ModelMessage]] = field(default_factory=dict)
+
+    def record(self, message_id: str) -> None:
+        _remember(self.recorded, message_id, None)
 
     def was_scanned(self, message: ModelMessage) -> bool:
         seen = self.scanned.get(id(message))
@@ -219,10 +254,16 @@ class GovernanceCapability(AbstractCapability[Any]):
         args: RawToolArgs,
         handler: WrapToolValidateHandler,
     ) -> ValidatedToolArgs:
+        state = self._run_state(ctx)
+        shown = state.proposed.pop(call.tool_call_id, None)
+        if shown is not None and shown[0] == args:
+            # A stream showed this call with checked arguments; the gate decides on what the model
+            # proposed, as it does for a call that was not streamed.
+            args = shown[1]
         # Gate the validated arguments (typed values: dates, models, enums are made JSON by the
         # client), so a call the tool's schema refuses never costs a check.
         validated = await handler(args)
-        conversation = self._run_state(ctx).conversation
+        conversation = state.conversation
         gate = await conversation.agate_tool(call.tool_name, validated)
         if gate.action == "allow":
             return validated
@@ -259,9 +300,11 @@ class GovernanceCapability(AbstractCapability[Any]):
         response: ModelResponse,
     ) -> ModelResponse:
         state = self._run_state(ctx)
-        message_id = _response_id(ctx.run_id, response.timestamp)
-        if message_id in state.recorded:
-            # A streamed answer: its stream's checks covered it and it was recorded then.
+        occurrence = _occurrence(ctx.messages, ctx.run_id, response.timestamp, response)
+        message_id = _response_id(ctx.run_id, response.timestamp, occurrence)
+        delivered = state.streamed.pop(message_id, None)
+        if delivered is not None and delivered == _fingerprint(response.parts):
+            # A streamed answer, as its stream delivered it: checked by the stream and recorded.
             return response
         output_tools = _output_tool_names(request_context.model_request_parameters)
         parts = list(response.parts)
@@ -276,7 +319,7 @@ class GovernanceCapability(AbstractCapability[Any]):
                 governed = await _checked_output_call(state, part, f"{message_id}:output:{index}")
                 if governed is not part:
                     parts[index], changed = governed, True
-        state.recorded.add(message_id)
+        state.record(message_id)
         return dataclasses.replace(response, parts=parts) if changed else response
 
     # --- streams: held back until checked --------------------------------------------------------
@@ -294,21 +337,30 @@ async def _record_history(state: _ConversationState, messages: Sequence[ModelMes
     A history replayed from another worker or after a restart comes here whole: govcore keeps the
     message ids in its store, so those turns record nothing a second time.
     """
+    # Responses of one run stamped alike, counted in order: each one's id tells it apart.
+    stamped: dict[tuple[str | None, datetime], int] = {}
     for message in messages:
+        occurrence = 0
+        if isinstance(message, ModelResponse):
+            stamp = (message.run_id, message.timestamp)
+            occurrence = stamped.get(stamp, 0)
+            stamped[stamp] = occurrence + 1
         if not state.was_scanned(message):
-            await _record_message(state, message)
+            await _record_message(state, message, occurrence)
             state.mark_scanned(message)
 
 
-async def _record_message(state: _ConversationState, message: ModelMessage) -> None:
+async def _record_message(
+    state: _ConversationState, message: ModelMessage, occurrence: int
+) -> None:
     conversation = state.conversation
     recorded = state.recorded
     if isinstance(message, ModelResponse):
         text = _response_text(message)
-        message_id = _response_id(message.run_id, message.timestamp)
+        message_id = _response_id(message.run_id, message.timestamp, occurrence)
         if text and message_id not in recorded:
             await conversation.arecord_assistant(text, message_id=message_id)
-            recorded.add(message_id)
+            state.record(message_id)
         return
     for index, part in enumerate(message.parts):
         if isinstance(part, UserPromptPart):
@@ -318,7 +370,7 @@ async def _record_message(state: _ConversationState, message: ModelMessage) -> N
             prompt = _prompt_text(part)
             if prompt:
                 await conversation.arecord_user(prompt, message_id=message_id)
-            recorded.add(message_id)
+            state.record(message_id)
         elif isinstance(part, ToolReturnPart):
             message_id = _part_id(message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0)
             if message_id in recorded:
@@ -329,7 +381,7 @@ async def _record_message(state: _ConversationState, message: ModelMessage) -> N
                 call_id=part.tool_call_id,
                 message_id=message_id,
             )
-            recorded.add(message_id)
+            state.record(message_id)
 
 
 def _part_id(run_id: str | None, kind: str, timestamp: datetime, index: int) -> str:
@@ -338,9 +390,44 @@ def _part_id(run_id: str | None, kind: str, timestamp: datetime, index: int) -> 
     return f"pydantic-ai:{run_id or '-'}:{kind}:{timestamp.isoformat()}:{index}"
 
 
-def _response_id(run_id: str | None, timestamp: datetime) -> str:
+def _response_id(run_id: str | None, timestamp: datetime, occurrence: int) -> str:
     # Not provider_response_id: a stream learns it only at its end, after its text was checked.
-    return _part_id(run_id, "response", timestamp, 0)
+    # A provider may stamp a response with its own clock (a second's resolution, say), so two
+    # responses of a run can share a timestamp: ``occurrence`` counts the run's earlier responses
+    # stamped alike, which a replayed history keeps in order. (The first one's id is the id the
+    # response had before the count was added, so ids already in a store still match.)
+    return _part_id(run_id, "response", timestamp, occurrence)
+
+
+def _occurrence(
+    messages: Sequence[ModelMessage],
+    run_id: str | None,
+    timestamp: datetime,
+    response: ModelResponse | None = None,
+) -> int:
+    """How many responses of ``run_id`` stamped ``timestamp`` come before a new response: those
+    of the history (``response``, the new one, is not counted should the history hold it)."""
+    return sum(
+        1
+        for message in messages
+        if isinstance(message, ModelResponse)
+        and message is not response
+        and message.run_id == run_id
+        and message.timestamp == timestamp
+    )
+
+
+def _fingerprint(parts: Sequence[ModelResponsePart]) -> str:
+    """A digest of what a response says (its text and its calls' arguments): equal for the same
+    delivered response, different as soon as one of them differs."""
+    said = [
+        [part.tool_name, part.args_as_json_str()]
+        if isinstance(part, BaseToolCallPart)
+        else part.content
+        for part in parts
+        if isinstance(part, (TextPart, BaseToolCallPart))
+    ]
+    return hashlib.sha256(json.dumps(said).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _output_tool_names(parameters: ModelRequestParameters) -> frozenset[str]:
@@ -427,6 +514,7 @@ class _HoldBackModel(WrapperModel):
                 source=stream,
                 conversation_state=state,
                 agent_run_id=run_context.run_id,
+                occurrence=_occurrence(run_context.messages, run_context.run_id, stream.timestamp),
             )
 
 
@@ -443,9 +531,11 @@ class _HeldBackResponse(StreamedResponse):
     source: StreamedResponse = field(kw_only=True)
     conversation_state: _ConversationState = field(kw_only=True)
     agent_run_id: str | None = field(kw_only=True)
+    # The run's earlier responses stamped as this one (see _response_id).
+    occurrence: int = field(kw_only=True)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
-        message_id = _response_id(self.agent_run_id, self.source.timestamp)
+        message_id = _response_id(self.agent_run_id, self.source.timestamp, self.occurrence)
         output_tools = _output_tool_names(self.model_request_parameters)
         finished: list[ModelResponsePart] = []
         events = aiter(self.source)
@@ -485,18 +575,47 @@ class _HeldBackResponse(StreamedResponse):
                 pass
             for part in finished:
                 yield await self._governed_part(part, message_id, output_tools)
-        self.conversation_state.recorded.add(message_id)
+        state = self.conversation_state
+        state.record(message_id)
+        _remember(state.streamed, message_id, _fingerprint(self._parts_manager.get_parts()))
 
     async def _governed_part(
         self, part: ModelResponsePart, message_id: str, output_tools: frozenset[str]
     ) -> ModelResponseStreamEvent:
-        """The event that passes a finished part on: a structured answer checked first."""
+        """The event that passes a finished part on: a structured answer checked first, a tool
+        call shown with its arguments checked."""
         if isinstance(part, ToolCallPart) and part.tool_name in output_tools:
             index = len(self._parts_manager.get_parts())
             part = await _checked_output_call(
                 self.conversation_state, part, f"{message_id}:output:{index}"
             )
+        elif isinstance(part, BaseToolCallPart):
+            part = await self._shown_call(part)
         return self._parts_manager.handle_part(vendor_part_id=id(part), part=part)
+
+    async def _shown_call(self, part: CallT) -> CallT:
+        """A proposed tool call as the caller may see it: its arguments checked by the output rule
+        (like a tool's result), redacted when a policy says so, the withheld notice when govcore
+        cannot decide (fail closed).
+
+        The response keeps the call as shown, so the history shows no more than the stream did;
+        the call the agent runs is still gated on the arguments the model proposed
+        (``wrap_tool_validate`` takes them back by the call's id).
+        """
+        proposed = part.args_as_json_str()
+        checked = await self.conversation_state.conversation.acheck_tool_result(
+            part.tool_name, proposed, call_id=f"{part.tool_call_id}:arguments"
+        )
+        if not checked.changed:
+            return part
+        shown: str | dict[str, Any] = checked.text
+        with contextlib.suppress(ValueError):
+            decoded = json.loads(checked.text)
+            if isinstance(decoded, dict):
+                shown = decoded
+        if isinstance(part, ToolCallPart):
+            _remember(self.conversation_state.proposed, part.tool_call_id, (shown, part.args))
+        return dataclasses.replace(part, args=shown)
 
     def get(self) -> ModelResponse:
         return dataclasses.replace(self.source.get(), parts=self._parts_manager.get_parts())

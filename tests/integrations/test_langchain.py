@@ -111,6 +111,33 @@ class ScriptedModel(GenericFakeChatModel):
             yield generation
 
 
+class SplitArgumentsModel(ScriptedModel):
+    """The scripted model streaming each tool call's arguments in pieces of three characters, as
+    providers do (a card number then spans several chunks)."""
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Iterator[ChatGenerationChunk]:
+        for generation in super()._stream(messages, stop, run_manager, **kwargs):
+            chunk = generation.message
+            assert isinstance(chunk, AIMessageChunk)
+            if not chunk.tool_call_chunks:
+                yield generation
+                continue
+            for call in chunk.tool_call_chunks:
+                args = call["args"] or ""
+                for start in range(0, len(args), 3):
+                    piece = {**call, "args": args[start : start + 3]}
+                    if start:
+                        piece.update(name=None, id=None)
+                    yield ChatGenerationChunk(
+                        message=AIMessageChunk(content="", id=chunk.id, tool_call_chunks=[piece])
+                    )
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", id=chunk.id, chunk_position="last")
+            )
+
+
 def calls(*tool_calls: tuple[str, dict[str, Any]], text: str = "") -> AIMessage:
     """An assistant message calling tools (``(name, arguments)`` each)."""
     return AIMessage(
@@ -435,6 +462,55 @@ def test_a_model_that_does_not_stream_is_delivered_whole_once_checked(stream: St
     assert answer.text == f"Your card {CARD_REPLACEMENT} is on file."
 
 
+def email_tool(desk: Desk) -> BaseTool:
+    @tool
+    def email_customer(body: str) -> str:
+        """Email the customer."""
+        desk.ran.append(("email_customer", {"body": body}))
+        return "Sent."
+
+    return email_customer
+
+
+@pytest.mark.parametrize("model_kind", ["split", "whole"])
+@pytest.mark.parametrize("on_fix", ["apply", "block"])
+def test_no_chunk_shows_the_arguments_of_a_proposed_call_unchecked(
+    stream: Stream, model_kind: str, on_fix: Any
+) -> None:
+    """A proposed call's arguments reach a streaming caller checked: no chunk, nor all the
+    chunks together, show the card number, streamed in pieces or in one whole message. The tool
+    gate still decides on what the model proposed: "apply" runs the call with the safer
+    arguments, "block" does not run it."""
+    desk = Desk()
+    desk.tools.append(email_tool(desk))
+    script = iter(
+        [
+            calls(("email_customer", {"body": f"Your card {CARD} is saved."}), text="Sending."),
+            AIMessage("Sent."),
+        ]
+    )
+    if model_kind == "split":
+        model: ScriptedModel = SplitArgumentsModel(messages=script)
+    else:
+        model = ScriptedModel(messages=script, disable_streaming=True)
+    middleware = GovernanceMiddleware(governance().client(KEY), on_fix=on_fix)
+    pairs = stream(middleware, agent_of(model, middleware, desk), user("Email me my card."))
+    shown = ""
+    for message, _ in pairs:
+        assert CARD_DIGITS not in digits(repr(message))
+        if isinstance(message, AIMessage):
+            shown += "".join(
+                chunk["args"] or "" for chunk in getattr(message, "tool_call_chunks", [])
+            )
+            shown += "".join(json.dumps(call["args"]) for call in message.tool_calls)
+    assert CARD_DIGITS not in digits(shown)
+    assert CARD_REPLACEMENT in shown
+    if on_fix == "apply":
+        assert desk.ran == [("email_customer", {"body": f"Your card {CARD_REPLACEMENT} is saved."})]
+    else:
+        assert desk.ran == []
+
+
 def test_the_stream_takes_only_messages_mode() -> None:
     """The governed stream refuses another stream mode, which it could not hold back."""
     middleware = GovernanceMiddleware(governance().client(KEY))
@@ -524,6 +600,22 @@ def test_a_thread_dropped_from_memory_records_nothing_twice_when_it_returns(run:
     assert middleware.conversation("first") is not remembered  # dropped, and made anew
     run(agent, user("Thanks!"), thread("first"))
     assert client.get_conversation("first").turn_count == 4
+
+
+def test_the_ids_a_thread_remembers_are_bounded(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread remembers a bounded number of recorded ids; forgetting them records no turn
+    twice, since the store keeps the ids."""
+    from govcore.integrations import langchain as adapter
+
+    monkeypatch.setattr(adapter, "MAX_REMEMBERED_IDS", 2)
+    client = governance().client(KEY)
+    middleware = GovernanceMiddleware(client)
+    model = ScriptedModel(messages=iter([AIMessage(f"Answer {n}.") for n in range(4)]))
+    agent = agent_of(model, middleware, Desk(), checkpointer=InMemorySaver())
+    for n in range(4):
+        run(agent, user(f"Question {n}?"), thread("long"))
+    assert len(middleware._thread("long").recorded) == 2
+    assert client.get_conversation("long").turn_count == 8
 
 
 # --- when govcore cannot decide --------------------------------------------------------------------

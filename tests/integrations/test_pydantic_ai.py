@@ -7,7 +7,9 @@ installs it, so that its absence there fails instead of passing silently.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import importlib
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -21,7 +23,7 @@ if os.environ.get("CI", "").lower() == "true":
 else:
     pytest.importorskip("pydantic_ai", reason="needs the extra: pip install 'govcore[pydantic-ai]'")
 
-from pydantic_ai import Agent, AgentRunResult
+from pydantic_ai import Agent, AgentRunResult, ModelRequestNode
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -33,6 +35,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_graph import End
 
 import govcore
 from govcore.integrations import WITHHELD_TEXT, GovernanceUnavailableError
@@ -101,6 +104,11 @@ class Desk:
         def card_on_file(customer: str) -> str:
             self.runs.append(("card_on_file", {"customer": customer}))
             return f"The card on file for {customer} is {CARD}."
+
+        @self.agent.tool_plain
+        def email_customer(body: str) -> str:
+            self.runs.append(("email_customer", {"body": body}))
+            return "Sent."
 
 
 def desk(
@@ -304,6 +312,63 @@ def test_a_streamed_structured_answer_is_checked_before_the_caller_sees_it() -> 
     asyncio.run(scenario())
 
 
+def test_answers_stamped_alike_are_each_checked() -> None:
+    """A provider may stamp responses with its own clock (a second's resolution): two responses of
+    a run with one timestamp are still two answers, each checked, and a replayed history of them
+    records no turn twice."""
+    stamp = datetime.datetime(2026, 11, 27, 12, 0, 0, tzinfo=datetime.UTC)
+    first = ModelResponse(
+        parts=[TextPart("Let me look that up."), ToolCallPart("card_on_file", {"customer": "c-9"})],
+        timestamp=stamp,
+    )
+    second = ModelResponse(parts=[TextPart(f"Your card on file is {CARD}.")], timestamp=stamp)
+    client = governance().client(KEY)
+    governed = desk(steps(first, second, answer("Bye.")), client)
+    result = run(governed.agent, "Which card do you have on file for me?")
+    assert CARD_DIGITS not in digits(result.output)
+    assert CARD_REPLACEMENT in result.output
+    session = result.conversation_id
+    assert client.get_conversation(session).turn_count == 4  # user, answer, tool, answer
+    run(governed.agent, "Thanks!", message_history=result.all_messages())
+    assert client.get_conversation(session).turn_count == 4 + 2
+
+
+def test_only_the_answer_a_stream_delivered_skips_its_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """after_model_request skips the check of a streamed answer only when the response is what
+    the stream delivered: a response that merely shares its message id is checked."""
+    from govcore.integrations import pydantic_ai as adapter
+
+    # Every response of a run gets one id, as two responses stamped alike did before ids counted
+    # them: what the stream remembered must not stand for another response.
+    monkeypatch.setattr(adapter, "_response_id", lambda run_id, *_: f"pydantic-ai:{run_id}")
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        yield {0: DeltaToolCall(name="issue_refund", json_args='{"order": 7, "amount": 20}')}
+
+    governed = desk(steps(answer(f"Your card {CARD} is saved.")), stream=stream)
+
+    async def scenario() -> str:
+        async with governed.agent.iter(PAY_PROMPT) as agent_run:
+            node = agent_run.next_node
+            streamed = False
+            while not isinstance(node, End):
+                if isinstance(node, ModelRequestNode) and not streamed:
+                    async with node.stream(agent_run.ctx) as events:  # the first call streams
+                        async for _ in events:
+                            pass
+                    streamed = True
+                node = await agent_run.next(node)
+            assert agent_run.result is not None
+            return agent_run.result.output
+
+    output = asyncio.run(scenario())
+    assert governed.runs == [("issue_refund", {"order": 7, "amount": 20})]
+    assert CARD_DIGITS not in digits(output)
+    assert CARD_REPLACEMENT in output
+
+
 # --- streams -------------------------------------------------------------------------------------
 
 LEAD = "Thanks for waiting, I have looked at the order and everything is in place now. " * 4
@@ -378,6 +443,60 @@ def test_no_event_of_a_streamed_run_holds_a_card_number() -> None:
         assert governed.runs == [("issue_refund", {"order": 7, "amount": 20})]
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("reaction", ["apply", "block"])
+def test_no_event_shows_the_arguments_of_a_proposed_call_unchecked(reaction: str) -> None:
+    """A streamed tool call reaches the caller with its arguments checked (the card number
+    redacted), in its events and in the history; the tool gate still decides on the arguments the
+    model proposed: "apply" runs the call with the safer ones, "block" does not run it."""
+    proposed = {"body": f"Your card {CARD} is saved."}
+    script: list[Any] = [
+        {0: DeltaToolCall(name="email_customer", json_args=json.dumps(proposed))},
+        "Done.",
+    ]
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        yield script.pop(0)
+
+    async def scenario() -> list[Any]:
+        governed = desk(steps(), stream=stream, on_fix=reaction)
+        seen: list[Any] = []
+        async with governed.agent.run_stream_events(PAY_PROMPT) as events:
+            async for event in events:
+                assert CARD_DIGITS not in digits(repr(event))
+                seen.append(event)
+        shown = [
+            event.part
+            for event in seen
+            if isinstance(event, PartStartEvent) and isinstance(event.part, ToolCallPart)
+        ]
+        assert [part.args_as_dict() for part in shown] == [
+            {"body": f"Your card {CARD_REPLACEMENT} is saved."}
+        ]
+        return governed.runs
+
+    runs = asyncio.run(scenario())
+    if reaction == "apply":
+        assert runs == [("email_customer", {"body": f"Your card {CARD_REPLACEMENT} is saved."})]
+    else:
+        assert runs == []
+
+
+def test_what_a_conversation_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ids a conversation remembers are capped; forgetting one records no turn twice (the
+    store keeps the ids), it only costs a call."""
+    from govcore.integrations import pydantic_ai as adapter
+
+    monkeypatch.setattr(adapter, "MAX_REMEMBERED", 2)
+    client = governance().client(KEY)
+    capability = GovernanceCapability(client, session_id="bounded")
+    agent = Desk(FunctionModel(steps(*(answer(f"Answer {n}.") for n in range(4)))), capability)
+    history: list[ModelMessage] = []
+    for n in range(4):
+        history = run(agent.agent, f"Question {n}?", message_history=history).all_messages()
+    assert len(capability._state("bounded").recorded) == 2
+    assert client.get_conversation("bounded").turn_count == 8
 
 
 # --- turns, once each ----------------------------------------------------------------------------
