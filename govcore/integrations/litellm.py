@@ -73,6 +73,7 @@ import xxhash
 from govcore import FixReaction, ToolGate
 from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.errors import InvalidRequestError
+from govcore.integrations._recent import Recent, RecentIds
 from govcore.integrations.base import (
     WITHHELD_TEXT,
     CheckedText,
@@ -317,25 +318,12 @@ async def _adrive(conversation: GovernedConversation, plan: _Plan[T]) -> T:
         return value
 
 
-class _Recent(OrderedDict[str, V]):
-    """A dict that keeps the latest ``limit`` keys set (the oldest forgotten first)."""
-
-    def __init__(self, limit: int | None = None) -> None:
-        super().__init__()
-        self.limit = MAX_IDS_PER_CONVERSATION if limit is None else limit
-
-    def __setitem__(self, key: str, value: V) -> None:
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
+def _recent_ids() -> RecentIds:
+    return RecentIds(MAX_IDS_PER_CONVERSATION)
 
 
-class _RecentIds(_Recent[None]):
-    """A set of ids that keeps the latest ``limit`` added."""
-
-    def add(self, key: str) -> None:
-        self[key] = None
+def _recent_texts() -> Recent[str]:
+    return Recent(MAX_IDS_PER_CONVERSATION)
 
 
 @dataclass
@@ -347,8 +335,8 @@ class _Session:
     conversation: GovernedConversation
     # Bounded (see MAX_IDS_PER_CONVERSATION): a long conversation would otherwise grow them
     # for as long as the callback lives.
-    recorded: _RecentIds = field(default_factory=_RecentIds)
-    tool_texts: _Recent[str] = field(default_factory=_Recent)
+    recorded: RecentIds = field(default_factory=_recent_ids)
+    tool_texts: Recent[str] = field(default_factory=_recent_texts)
 
 
 def _prepare(session: _Session, messages: Sequence[Any]) -> _Plan[list[Any]]:

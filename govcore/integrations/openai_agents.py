@@ -93,6 +93,7 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
+from govcore.integrations._recent import RecentIds
 from govcore.integrations.base import GovernanceUnavailableError, GovernedConversation
 from govcore.tool_gate import ToolGate
 
@@ -138,26 +139,6 @@ def govern(
     return governance.agent(agent), governance.run_config(run_config)
 
 
-class _RecentIds:
-    """A set of ids that keeps the latest ``limit`` added (see :data:`MAX_IDS_PER_CONVERSATION`)."""
-
-    def __init__(self, limit: int | None = None) -> None:
-        self._ids: OrderedDict[str, None] = OrderedDict()
-        self.limit = MAX_IDS_PER_CONVERSATION if limit is None else limit
-
-    def add(self, key: str) -> None:
-        self._ids[key] = None
-        self._ids.move_to_end(key)
-        while len(self._ids) > self.limit:
-            self._ids.popitem(last=False)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._ids
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-
 class AgentsGovernance:
     """The wrappers for one conversation, and what they share: the identities of the turns
     this process has recorded, so that each model call sends only the new ones.
@@ -170,7 +151,7 @@ class AgentsGovernance:
         # Identities of the items recorded (or checked) through this object. The store keeps
         # the message ids across processes; this set only spares a round trip per old item,
         # and is bounded so that a long-lived conversation does not grow it without end.
-        self.recorded = _RecentIds()
+        self.recorded = RecentIds(MAX_IDS_PER_CONVERSATION)
         # Gates of function calls decided when the model proposed them (so that the caller
         # sees the gated arguments), by call id, until the tool's invoker takes its own.
         self._gates: OrderedDict[str, tuple[ToolGate, bool]] = OrderedDict()
