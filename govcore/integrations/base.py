@@ -42,6 +42,7 @@ from collections.abc import (
     AsyncIterable,
     AsyncIterator,
     Awaitable,
+    Generator,
     Iterable,
     Iterator,
     Mapping,
@@ -92,6 +93,19 @@ ANSWERS_KEPT = 1024
 _LOG = logging.getLogger("govcore.integrations")
 
 ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One call a plan asks of the client: the method's name and its arguments (the same for
+    the blocking and the asyncio client)."""
+
+    method: str
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+
+
+_Plan = Generator[_Call, Any, ResultT]
 
 # Failures that mean "govcore could not decide", as opposed to a refusal of the caller's own
 # making (a bad request, a missing scope, an unknown key), which is raised as it is.
@@ -330,31 +344,136 @@ class GovernedConversation:
         delivered = text_to_deliver(text, verdict)
         return CheckedText(delivered, verdict, changed=delivered != text, withheld=False)
 
+    # --- one plan per call, carried out blocking or awaited ------------------------------------
+
+    # Each public method and its asyncio twin run the same plan: a generator that yields the
+    # client calls it needs (:class:`_Call`) and gets their answers (or their errors) back, so
+    # the rules live once and only the waiting differs.
+
+    def _carry_out(self, plan: _Plan[ResultT]) -> ResultT:
+        """Run ``plan`` with the blocking client; a call's error is raised inside the plan."""
+        client: Any = self.blocking_client
+        answer: Any = None
+        error: Exception | None = None
+        while True:
+            try:
+                call = plan.send(answer) if error is None else plan.throw(error)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]  # the plan's declared result
+            answer, error = None, None
+            try:
+                answer = getattr(client, call.method)(*call.args, **call.kwargs)
+            except Exception as exc:
+                error = exc
+
+    async def _acarry_out(self, plan: _Plan[ResultT]) -> ResultT:
+        """Run ``plan`` with the asyncio client, awaiting every call."""
+        client: Any = self.async_client
+        answer: Any = None
+        error: Exception | None = None
+        while True:
+            try:
+                call = plan.send(answer) if error is None else plan.throw(error)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]  # the plan's declared result
+            answer, error = None, None
+            try:
+                answer = await self._await(getattr(client, call.method)(*call.args, **call.kwargs))
+            except Exception as exc:
+                error = exc
+
+    def _record_plan(
+        self, role: str, text: str, what: str, **identifiers: str | None
+    ) -> _Plan[None]:
+        request = self._turn_request(role, text, with_context=True)
+        try:
+            response = yield _Call("record_turn", (request,), identifiers)
+        except _UNDECIDED as error:
+            self._record_failed(what, error)
+            return
+        self._took(response, text)
+
+    def _record_user_plan(self, text: str, message_id: str | None) -> _Plan[str]:
+        yield from self._record_plan("user", text, "user turn", message_id=message_id)
+        return self.injection_block
+
+    def _record_assistant_plan(self, text: str, message_id: str | None) -> _Plan[None]:
+        if text.strip():
+            yield from self._record_plan("assistant", text, "assistant turn", message_id=message_id)
+
+    def _record_tool_result_plan(
+        self, tool_name: str, result: Any, call_id: str | None, message_id: str | None
+    ) -> _Plan[None]:
+        text = self._tool_text(result)[:TOOL_TURN_CHARACTERS]
+        if text.strip():
+            yield from self._record_plan(
+                "tool",
+                text,
+                "tool turn",
+                message_id=message_id,
+                tool_name=tool_name,
+                tool_call_id=call_id,
+            )
+
+    def _gate_plan(
+        self, tool_name: str, arguments: Mapping[str, Any], trace_id: str | None
+    ) -> _Plan[ToolGate]:
+        try:
+            gate: ToolGate = yield _Call(
+                "gate_tool_call",
+                (self.session_id, tool_name, arguments),
+                {"on_fix": self.on_fix, "trace_id": trace_id},
+            )
+        except _UNDECIDED as error:
+            return self._gate_failed(tool_name, arguments, error)
+        return gate
+
+    def _check_tool_result_plan(
+        self, tool_name: str, result: Any, call_id: str | None
+    ) -> _Plan[CheckedText]:
+        text = self._tool_text(result)
+        if not text.strip():
+            return CheckedText(text, None, changed=False, withheld=False)
+        try:
+            verdict = yield _Call(
+                "check_tool_result", (self.session_id, tool_name, text), {"call_id": call_id}
+            )
+        except _UNDECIDED as error:
+            return self._check_failed(f"the result of {tool_name!r}", text, error)
+        return self._checked(text, verdict)
+
+    def _check_answer_plan(self, text: str, message_id: str | None) -> _Plan[CheckedText]:
+        key = self._answer_key(text, message_id)
+        known = self._known_answer(key)
+        if known is not None:
+            return known
+        if not text.strip():
+            checked = CheckedText(text, None, changed=False, withheld=False)
+        else:
+            request = self._answer_request(text)
+            try:
+                response = yield _Call("record_turn", (request,), {"message_id": message_id})
+                if "checkOutput" in request:
+                    verdict = self._verdict_of(response)
+                else:
+                    verdict = yield _Call("post_inference", (self._answer_check(text),), {})
+            except _UNDECIDED as error:
+                return self._check_failed("the answer", text, error)
+            self._took(response, text)
+            checked = self._checked(text, verdict)
+        self._remember_answer(key, checked)
+        return checked
+
     # --- blocking ------------------------------------------------------------------------------
 
     def record_user(self, text: str, *, message_id: str | None = None) -> str:
         """Record the user's turn; returns the injection block to put in the instructions."""
-        request = self._turn_request("user", text, with_context=True)
-        try:
-            response = self.blocking_client.record_turn(request, message_id=message_id)
-        except _UNDECIDED as error:
-            self._record_failed("user turn", error)
-            return self.injection_block
-        self._took(response, text)
-        return self.injection_block
+        return self._carry_out(self._record_user_plan(text, message_id))
 
     def record_assistant(self, text: str, *, message_id: str | None = None) -> None:
         """Record an assistant turn without checking it (an answer already checked, or one that
         only calls tools). Empty text records nothing."""
-        if not text.strip():
-            return
-        request = self._turn_request("assistant", text, with_context=True)
-        try:
-            response = self.blocking_client.record_turn(request, message_id=message_id)
-        except _UNDECIDED as error:
-            self._record_failed("assistant turn", error)
-            return
-        self._took(response, text)
+        self._carry_out(self._record_assistant_plan(text, message_id))
 
     def record_tool_result(
         self,
@@ -366,47 +485,19 @@ class GovernedConversation:
     ) -> None:
         """Record what a tool returned as a tool turn (its head only: selection reads a bounded
         number of terms, and :meth:`check_tool_result` checks the whole of it)."""
-        text = self._tool_text(result)[:TOOL_TURN_CHARACTERS]
-        if not text.strip():
-            return
-        request = self._turn_request("tool", text, with_context=True)
-        try:
-            response = self.blocking_client.record_turn(
-                request,
-                message_id=message_id,
-                tool_name=tool_name,
-                tool_call_id=call_id,
-            )
-        except _UNDECIDED as error:
-            self._record_failed("tool turn", error)
-            return
-        self._took(response, text)
+        self._carry_out(self._record_tool_result_plan(tool_name, result, call_id, message_id))
 
     def gate_tool(
         self, tool_name: str, arguments: Mapping[str, Any], *, trace_id: str | None = None
     ) -> ToolGate:
         """Allow, modify or block a proposed tool call (see ``on_fix``)."""
-        try:
-            return self.blocking_client.gate_tool_call(
-                self.session_id, tool_name, arguments, on_fix=self.on_fix, trace_id=trace_id
-            )
-        except _UNDECIDED as error:
-            return self._gate_failed(tool_name, arguments, error)
+        return self._carry_out(self._gate_plan(tool_name, arguments, trace_id))
 
     def check_tool_result(
         self, tool_name: str, result: Any, *, call_id: str | None = None
     ) -> CheckedText:
         """Check what a tool returned before the model or the user sees it."""
-        text = self._tool_text(result)
-        if not text.strip():
-            return CheckedText(text, None, changed=False, withheld=False)
-        try:
-            verdict = self.blocking_client.check_tool_result(
-                self.session_id, tool_name, text, call_id=call_id
-            )
-        except _UNDECIDED as error:
-            return self._check_failed(f"the result of {tool_name!r}", text, error)
-        return self._checked(text, verdict)
+        return self._carry_out(self._check_tool_result_plan(tool_name, result, call_id))
 
     def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """Check the model's answer once and record it as the assistant's turn.
@@ -416,27 +507,7 @@ class GovernedConversation:
         check. With ``policy_area_ids`` the turn and the check are two calls (the check reads
         every rule of the tenant; a turn's ``checkOutput`` would read only those areas').
         """
-        key = self._answer_key(text, message_id)
-        known = self._known_answer(key)
-        if known is not None:
-            return known
-        if not text.strip():
-            checked = CheckedText(text, None, changed=False, withheld=False)
-        else:
-            request = self._answer_request(text)
-            client = self.blocking_client
-            try:
-                response = client.record_turn(request, message_id=message_id)
-                if "checkOutput" in request:
-                    verdict = self._verdict_of(response)
-                else:
-                    verdict = client.post_inference(self._answer_check(text))
-            except _UNDECIDED as error:
-                return self._check_failed("the answer", text, error)
-            self._took(response, text)
-            checked = self._checked(text, verdict)
-        self._remember_answer(key, checked)
-        return checked
+        return self._carry_out(self._check_answer_plan(text, message_id))
 
     def stream(self, deltas: Iterable[str], *, message_id: str | None = None) -> Iterator[str]:
         """Deliver a streamed answer held back until checked, then record it.
@@ -498,30 +569,11 @@ class GovernedConversation:
 
     async def arecord_user(self, text: str, *, message_id: str | None = None) -> str:
         """:meth:`record_user` for asyncio."""
-        request = self._turn_request("user", text, with_context=True)
-        try:
-            response: TurnResponse = await self._await(
-                self.async_client.record_turn(request, message_id=message_id)
-            )
-        except _UNDECIDED as error:
-            self._record_failed("user turn", error)
-            return self.injection_block
-        self._took(response, text)
-        return self.injection_block
+        return await self._acarry_out(self._record_user_plan(text, message_id))
 
     async def arecord_assistant(self, text: str, *, message_id: str | None = None) -> None:
         """:meth:`record_assistant` for asyncio."""
-        if not text.strip():
-            return
-        request = self._turn_request("assistant", text, with_context=True)
-        try:
-            response: TurnResponse = await self._await(
-                self.async_client.record_turn(request, message_id=message_id)
-            )
-        except _UNDECIDED as error:
-            self._record_failed("assistant turn", error)
-            return
-        self._took(response, text)
+        await self._acarry_out(self._record_assistant_plan(text, message_id))
 
     async def arecord_tool_result(
         self,
@@ -532,78 +584,25 @@ class GovernedConversation:
         message_id: str | None = None,
     ) -> None:
         """:meth:`record_tool_result` for asyncio."""
-        text = self._tool_text(result)[:TOOL_TURN_CHARACTERS]
-        if not text.strip():
-            return
-        request = self._turn_request("tool", text, with_context=True)
-        try:
-            response: TurnResponse = await self._await(
-                self.async_client.record_turn(
-                    request, message_id=message_id, tool_name=tool_name, tool_call_id=call_id
-                )
-            )
-        except _UNDECIDED as error:
-            self._record_failed("tool turn", error)
-            return
-        self._took(response, text)
+        await self._acarry_out(
+            self._record_tool_result_plan(tool_name, result, call_id, message_id)
+        )
 
     async def agate_tool(
         self, tool_name: str, arguments: Mapping[str, Any], *, trace_id: str | None = None
     ) -> ToolGate:
         """:meth:`gate_tool` for asyncio."""
-        try:
-            gate: ToolGate = await self._await(
-                self.async_client.gate_tool_call(
-                    self.session_id, tool_name, arguments, on_fix=self.on_fix, trace_id=trace_id
-                )
-            )
-        except _UNDECIDED as error:
-            return self._gate_failed(tool_name, arguments, error)
-        return gate
+        return await self._acarry_out(self._gate_plan(tool_name, arguments, trace_id))
 
     async def acheck_tool_result(
         self, tool_name: str, result: Any, *, call_id: str | None = None
     ) -> CheckedText:
         """:meth:`check_tool_result` for asyncio."""
-        text = self._tool_text(result)
-        if not text.strip():
-            return CheckedText(text, None, changed=False, withheld=False)
-        try:
-            verdict: PostInferenceResponse = await self._await(
-                self.async_client.check_tool_result(
-                    self.session_id, tool_name, text, call_id=call_id
-                )
-            )
-        except _UNDECIDED as error:
-            return self._check_failed(f"the result of {tool_name!r}", text, error)
-        return self._checked(text, verdict)
+        return await self._acarry_out(self._check_tool_result_plan(tool_name, result, call_id))
 
     async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """:meth:`check_answer` for asyncio."""
-        key = self._answer_key(text, message_id)
-        known = self._known_answer(key)
-        if known is not None:
-            return known
-        if not text.strip():
-            checked = CheckedText(text, None, changed=False, withheld=False)
-        else:
-            request = self._answer_request(text)
-            client = self.async_client
-            try:
-                response: TurnResponse = await self._await(
-                    client.record_turn(request, message_id=message_id)
-                )
-                verdict: PostInferenceResponse
-                if "checkOutput" in request:
-                    verdict = self._verdict_of(response)
-                else:
-                    verdict = await self._await(client.post_inference(self._answer_check(text)))
-            except _UNDECIDED as error:
-                return self._check_failed("the answer", text, error)
-            self._took(response, text)
-            checked = self._checked(text, verdict)
-        self._remember_answer(key, checked)
-        return checked
+        return await self._acarry_out(self._check_answer_plan(text, message_id))
 
     async def astream(
         self, deltas: AsyncIterable[str], *, message_id: str | None = None
