@@ -87,6 +87,8 @@ _DEFAULT_SOCKET_TIMEOUT = 1.0
 _DEFAULT_CONNECT_TIMEOUT = 0.5
 _DEFAULT_MAX_CONNECTIONS = 64
 _DEFAULT_RETRIES = 1
+_DEFAULT_WAIT_TIMEOUT = 0.5
+_MOST_WAIT_REPLICAS = 16
 
 
 class RedisUnavailableError(Exception):
@@ -158,16 +160,25 @@ class StoreContentionError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RedisOptions:
-    """What a ``redis://`` or ``rediss://`` URL says.
+    """What a ``redis://``, ``rediss://``, ``redis+sentinel://`` or ``rediss+sentinel://`` URL
+    says.
 
     ``redis://[user:password@]host[:port][/db][?parameters]``; ``rediss://`` is the same over
-    TLS. The parameters (all optional):
+    TLS. ``redis+sentinel://[user:password@]host:port[,host:port...]/service_name[/db]``
+    reaches the primary that Redis Sentinel names ``service_name``: the hosts are sentinels
+    (port 26379 when left out), asked for the primary's address when a connection opens and
+    again after one fails, so that a failover is followed. The URL's user and password are the
+    primary's; sentinels that need their own credentials get them from ``sentinel_username``
+    and ``sentinel_password`` (docs/decisions/sentinel.md). ``rediss+sentinel://`` speaks TLS to
+    the sentinels and the primary. The parameters (all optional):
 
     - ``cluster``: ``true`` for a Redis Cluster (default ``false``): the host is a seed node
       from which the client learns every node and which slots each one serves; the database
       must be 0;
     - ``nodes``: further seed nodes of a cluster, ``host:port,host:port``, tried when the first
       one does not answer;
+    - ``sentinel_username``, ``sentinel_password``: the credentials of the sentinels (Sentinel
+      URLs only; default none);
 
     - ``prefix``: prepended to every key (default ``govcore:``), so that several deployments
       can share a database;
@@ -178,7 +189,11 @@ class RedisOptions:
     - ``retries``: how many times a command that failed on the connection (refused, reset,
       timed out) is sent again (default 1; 0 to never). Every command is safe to send twice.
       On a cluster, it is how many times a command is sent again after such a failure or a
-      cluster that is down or resharding, the node map being refreshed in between.
+      cluster that is down or resharding, the node map being refreshed in between;
+    - ``wait_replicas``: acknowledge a write only once this many replicas have it (Redis
+      ``WAIT``, sent after the write in the same round trip; default 0, asynchronous
+      replication); when they do not confirm it within ``wait_timeout`` seconds (default 0.5),
+      the call fails with :class:`ReplicationTimeoutError` (docs/decisions/replica-wait.md).
 
     ``repr`` shows no user or password.
     """
@@ -194,9 +209,15 @@ class RedisOptions:
     retries: int = _DEFAULT_RETRIES
     cluster: bool = False
     more_nodes: tuple[tuple[str, int], ...] = ()
-    """Seed nodes of a cluster besides ``host:port``."""
+    """Seed nodes of a cluster, or sentinels, besides ``host:port``."""
+    service_name: str | None = None
+    """The primary's name in Redis Sentinel: set for a Sentinel URL, whose hosts are sentinels."""
+    wait_replicas: int = 0
+    wait_timeout: float = _DEFAULT_WAIT_TIMEOUT
     username: str | None = field(default=None, repr=False)
     password: str | None = field(default=None, repr=False)
+    sentinel_username: str | None = field(default=None, repr=False)
+    sentinel_password: str | None = field(default=None, repr=False)
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Parameters left for the caller (a decision log's ``stream`` and ``maxlen``)."""
 
@@ -208,19 +229,29 @@ class RedisOptions:
             ValueError: a malformed URL, an unknown parameter or a bad value, naming it (never
                 quoting a user or password).
         """
+        scheme = url.partition("://")[0].lower() if "://" in url else ""
+        if scheme not in _SCHEMES:
+            raise ValueError(
+                "a Redis URL starts with redis://, rediss://, redis+sentinel:// or "
+                f"rediss+sentinel://, not {scheme}://"
+            )
+        sentinel = scheme.endswith("+sentinel")
         try:
             parts = urlsplit(url)
-            port = parts.port
+            # A Sentinel URL lists several host:port pairs, which urlsplit cannot read as one.
+            port = None if sentinel else parts.port
         except ValueError:
             raise ValueError("malformed Redis URL (host or port)") from None
-        scheme = parts.scheme.lower()
-        if scheme not in ("redis", "rediss"):
-            raise ValueError(f"a Redis URL starts with redis:// or rediss://, not {scheme}://")
         if parts.fragment:
             raise ValueError("a Redis URL takes no #fragment")
-        db_text = parts.path.strip("/") or "0"
+        if sentinel:
+            hosts = _sentinel_hosts(parts.netloc.rpartition("@")[2])
+            service_name, db_text = _sentinel_path(parts.path)
+        else:
+            hosts = [(parts.hostname or "localhost", port or 6379)]
+            service_name, db_text = None, parts.path.strip("/") or "0"
         if not (db_text.isascii() and db_text.isdigit()):
-            raise ValueError("the path of a Redis URL is a database number (/0)")
+            raise ValueError("the database of a Redis URL is a number (/0)")
         given: dict[str, str] = {}
         for name, value in parse_qsl(parts.query, keep_blank_values=True):
             if name in given:
@@ -232,8 +263,9 @@ class RedisOptions:
             "connect_timeout",
             "max_connections",
             "retries",
-            "cluster",
-            "nodes",
+            "wait_replicas",
+            "wait_timeout",
+            *(("sentinel_username", "sentinel_password") if sentinel else ("cluster", "nodes")),
         }
         unknown = sorted(set(given) - known - extra)
         if unknown:
@@ -248,36 +280,33 @@ class RedisOptions:
             raise ValueError("a Redis Cluster has only database 0 (the URL's path)")
         if "nodes" in given and not cluster:
             raise ValueError("parameter 'nodes' lists seed nodes of a cluster: add cluster=true")
+        if "wait_timeout" in given and "wait_replicas" not in given:
+            raise ValueError("parameter 'wait_timeout' needs 'wait_replicas' (the replicas to wait for)")
         return cls(
-            host=parts.hostname or "localhost",
-            port=port or 6379,
+            host=hosts[0][0],
+            port=hosts[0][1],
             db=int(db_text),
-            tls=scheme == "rediss",
+            tls=scheme.startswith("rediss"),
             prefix=prefix,
             socket_timeout=_seconds(given, "socket_timeout", _DEFAULT_SOCKET_TIMEOUT),
             connect_timeout=_seconds(given, "connect_timeout", _DEFAULT_CONNECT_TIMEOUT),
             max_connections=_whole(given, "max_connections", _DEFAULT_MAX_CONNECTIONS, 1),
             retries=_whole(given, "retries", _DEFAULT_RETRIES, 0),
             cluster=cluster,
-            more_nodes=_nodes(given.get("nodes")),
+            more_nodes=(*hosts[1:], *_nodes(given.get("nodes"))),
+            service_name=service_name,
+            wait_replicas=_whole(given, "wait_replicas", 0, 0, _MOST_WAIT_REPLICAS),
+            wait_timeout=_seconds(given, "wait_timeout", _DEFAULT_WAIT_TIMEOUT),
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password is not None else None,
+            sentinel_username=given.get("sentinel_username") or None,
+            sentinel_password=given.get("sentinel_password"),
             extra={name: given[name] for name in extra if name in given},
         )
 
     def client_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
         """Keyword arguments of ``redis.Redis`` (or, with ``asyncio``, ``redis.asyncio.Redis``,
         whose retry policy is its own class) (imports redis)."""
-        from redis.backoff import ExponentialBackoff
-
-        if asyncio:
-            from redis.asyncio.retry import Retry as AsyncRetry
-
-            retry: Any = AsyncRetry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
-        else:
-            from redis.retry import Retry
-
-            retry = Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
         return {
             "host": self.host,
             "port": self.port,
@@ -289,8 +318,19 @@ class RedisOptions:
             "socket_connect_timeout": self.connect_timeout,
             "max_connections": self.max_connections,
             # Bounded and short: a store call must fail within a few timeouts, never hang.
-            "retry": retry,
+            "retry": self._retry(asyncio=asyncio),
         }
+
+    def _retry(self, *, asyncio: bool) -> Any:
+        from redis.backoff import ExponentialBackoff
+
+        if asyncio:
+            from redis.asyncio.retry import Retry as AsyncRetry
+
+            return AsyncRetry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
+        from redis.retry import Retry
+
+        return Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
 
     def cluster_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
         """Keyword arguments of ``redis.cluster.RedisCluster`` and
@@ -304,16 +344,69 @@ class RedisOptions:
             del arguments[name]
         return arguments
 
+    def primary_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
+        """Keyword arguments of ``Sentinel.master_for`` (blocking or asyncio): the primary's
+        connections, whose address the sentinels give (imports redis)."""
+        arguments = self.client_arguments(asyncio=asyncio)
+        del arguments["host"], arguments["port"]
+        return arguments
+
+    def sentinel_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
+        """The ``sentinel_kwargs`` of a ``Sentinel``: how each sentinel is spoken to (imports
+        redis). The same timeouts and retries as the primary, so that a sentinel that does not
+        answer costs no more than a server would, and the sentinels' own credentials."""
+        return {
+            "username": self.sentinel_username,
+            "password": self.sentinel_password,
+            "ssl": self.tls,
+            "socket_timeout": self.socket_timeout,
+            "socket_connect_timeout": self.connect_timeout,
+            "retry": self._retry(asyncio=asyncio),
+        }
+
     def seed_nodes(self) -> list[tuple[str, int]]:
-        """``(host, port)`` of every seed node of a cluster, the URL's own first."""
+        """``(host, port)`` of every seed node of a cluster, or of every sentinel, the URL's
+        own first."""
         return [(self.host, self.port), *self.more_nodes]
 
     def shown(self) -> str:
         """The URL without credentials, for messages and ``repr``."""
         scheme = "rediss" if self.tls else "redis"
+        if self.service_name is not None:
+            hosts = ",".join(f"{host}:{port}" for host, port in self.seed_nodes())
+            return (
+                f"{scheme}+sentinel://{hosts}/{self.service_name}/{self.db}?prefix={self.prefix}"
+            )
         if self.cluster:
             return f"{scheme}://{self.host}:{self.port}?cluster=true&prefix={self.prefix}"
         return f"{scheme}://{self.host}:{self.port}/{self.db}?prefix={self.prefix}"
+
+
+_SCHEMES = ("redis", "rediss", "redis+sentinel", "rediss+sentinel")
+_SENTINEL_PORT = 26379
+
+
+def _sentinel_hosts(text: str) -> list[tuple[str, int]]:
+    """The sentinels of a Sentinel URL's ``host:port,host:port`` (port 26379 when left out)."""
+    found: list[tuple[str, int]] = []
+    for item in text.split(","):
+        try:
+            parts = urlsplit("//" + item.strip())
+            port = parts.port
+        except ValueError:
+            raise ValueError("malformed Redis URL (a sentinel's host or port)") from None
+        if not parts.hostname or parts.path or parts.query:
+            raise ValueError("a Sentinel URL lists its sentinels as host:port,host:port")
+        found.append((parts.hostname, port or _SENTINEL_PORT))
+    return found
+
+
+def _sentinel_path(path: str) -> tuple[str, str]:
+    """``(service name, database)`` of a Sentinel URL's path ``/service_name[/db]``."""
+    segments = path.strip("/").split("/") if path.strip("/") else []
+    if not 1 <= len(segments) <= 2 or not segments[0]:
+        raise ValueError("the path of a Sentinel URL is /service_name or /service_name/db")
+    return unquote(segments[0]), segments[1] if len(segments) == 2 else "0"
 
 
 def _seconds(given: Mapping[str, str], name: str, default: float) -> float:
@@ -688,10 +781,20 @@ def _is_no_script(error: BaseException) -> bool:
 
 
 def _sync_client(options: RedisOptions) -> _SyncClient:
-    """The ``redis`` client a URL names: one server, or a cluster (which, being built, asks a
-    seed node for its map of slots)."""
+    """The ``redis`` client a URL names: one server, the primary that sentinels name, or a
+    cluster (which, being built, asks a seed node for its map of slots)."""
     import redis
 
+    if options.service_name is not None:
+        from redis.sentinel import Sentinel
+
+        sentinels = Sentinel(  # type: ignore[no-untyped-call]
+            options.seed_nodes(), sentinel_kwargs=options.sentinel_arguments()
+        )
+        primary: redis.Redis = sentinels.master_for(  # type: ignore[no-untyped-call]
+            options.service_name, **options.primary_arguments()
+        )
+        return primary
     if not options.cluster:
         return redis.Redis(**options.client_arguments())
     from redis.cluster import ClusterNode, RedisCluster
@@ -704,6 +807,16 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
     """The ``redis.asyncio`` client a URL names (a cluster client connects on first use)."""
     import redis.asyncio
 
+    if options.service_name is not None:
+        from redis.asyncio.sentinel import Sentinel
+
+        sentinels = Sentinel(  # type: ignore[no-untyped-call]
+            options.seed_nodes(), sentinel_kwargs=options.sentinel_arguments(asyncio=True)
+        )
+        primary: redis.asyncio.Redis = sentinels.master_for(
+            options.service_name, **options.primary_arguments(asyncio=True)
+        )
+        return primary
     if not options.cluster:
         return redis.asyncio.Redis(**options.client_arguments(asyncio=True))
     from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -758,6 +871,15 @@ class _Connector:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+            for sentinel in _sentinels_of(client):
+                sentinel.close()
+
+
+def _sentinels_of(client: Any) -> list[Any]:
+    """The clients through which ``client``'s pool asks sentinels for the primary (none unless
+    the store was built from a Sentinel URL): closed with the store."""
+    manager = getattr(getattr(client, "connection_pool", None), "sentinel_manager", None)
+    return list(getattr(manager, "sentinels", ()))
 
 
 def _given(client: _SyncClient | None, connect: Callable[[], _SyncClient] | None) -> _Connector:
@@ -1005,6 +1127,8 @@ class AsyncRedisStore:
     async def aclose(self) -> None:
         """Close the pool's connections (and those of the :meth:`blocking_twin`, if made)."""
         await self._client.aclose()
+        for sentinel in _sentinels_of(self._client):
+            await sentinel.aclose()
         if self._blocking_twin is not None:
             self._blocking_twin.close()
 
