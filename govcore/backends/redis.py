@@ -51,6 +51,7 @@ __all__ = [
     "RedisOptions",
     "RedisStore",
     "RedisUnavailableError",
+    "ReplicationTimeoutError",
     "StoreContentionError",
 ]
 
@@ -146,6 +147,16 @@ def _replies_checked_async(
             raise declared from error
 
     return checked
+
+
+class ReplicationTimeoutError(Exception):
+    """A write reached fewer replicas than ``wait_replicas`` asks for within ``wait_timeout``.
+
+    The primary has applied it, so it may or may not outlive a failover: the caller gets a
+    retryable 503, and a retry with the same idempotency key finds the write if it survived
+    and records it again if it did not (docs/decisions/replica-wait.md). Declared in the
+    stores' ``backend_errors``.
+    """
 
 
 class StoreContentionError(Exception):
@@ -281,7 +292,9 @@ class RedisOptions:
         if "nodes" in given and not cluster:
             raise ValueError("parameter 'nodes' lists seed nodes of a cluster: add cluster=true")
         if "wait_timeout" in given and "wait_replicas" not in given:
-            raise ValueError("parameter 'wait_timeout' needs 'wait_replicas' (the replicas to wait for)")
+            raise ValueError(
+                "parameter 'wait_timeout' needs 'wait_replicas' (the replicas to wait for)"
+            )
         return cls(
             host=hosts[0][0],
             port=hosts[0][1],
@@ -374,9 +387,7 @@ class RedisOptions:
         scheme = "rediss" if self.tls else "redis"
         if self.service_name is not None:
             hosts = ",".join(f"{host}:{port}" for host, port in self.seed_nodes())
-            return (
-                f"{scheme}+sentinel://{hosts}/{self.service_name}/{self.db}?prefix={self.prefix}"
-            )
+            return f"{scheme}+sentinel://{hosts}/{self.service_name}/{self.db}?prefix={self.prefix}"
         if self.cluster:
             return f"{scheme}://{self.host}:{self.port}?cluster=true&prefix={self.prefix}"
         return f"{scheme}://{self.host}:{self.port}/{self.db}?prefix={self.prefix}"
@@ -473,7 +484,8 @@ def backend_errors() -> tuple[type[BaseException], ...]:
     resharding or failing over (``ClusterDownError``, ``TryAgainError``, ``MovedError`` and
     ``AskError`` still unresolved after redis-py's redirections, ``ClusterError`` when they ran
     out, ``RedisClusterException`` when no node answers to tell which node serves a slot), and
-    an update that kept losing its optimistic commit.
+    an update that kept losing its optimistic commit, and a write that replicas did not
+    confirm in time (``wait_replicas``).
     """
     from redis import exceptions
 
@@ -489,6 +501,7 @@ def backend_errors() -> tuple[type[BaseException], ...]:
         exceptions.RedisClusterException,
         StoreContentionError,
         RedisUnavailableError,
+        ReplicationTimeoutError,
     )
 
 
@@ -602,11 +615,13 @@ class _Read:
 @dataclass(frozen=True, slots=True)
 class _Eval:
     """Round trip: run ``script`` (``EVALSHA``, loading it into a server that lacks it); the
-    answer is the script's reply."""
+    answer is the script's reply. A ``write`` is one that acknowledges a caller's data: with
+    ``wait_replicas`` set, it is answered only once the replicas have it."""
 
     script: _Script
     keys: tuple[str, ...]
     args: tuple[bytes | str | int, ...]
+    write: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,7 +690,7 @@ def _update_plan(
                 args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
         marker = layout.commit_marker(redis_keys[0], token)
         script_keys = redis_keys if marker is None else (*redis_keys, marker)
-        answer = yield _Eval(_COMMIT, script_keys, tuple(args))
+        answer = yield _Eval(_COMMIT, script_keys, tuple(args), write=True)
         if int(answer[0]) == 1:
             return commit.result
         raws = list(answer[1:])
@@ -772,6 +787,41 @@ def _admit_plan(
         return call.answer_alone(reply)
     reply, raws = yield _Beside(_ADMIT, call.key, call.args, tuple(call.redis_read_keys()))
     return call.answer(reply, raws)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReplicaWait:
+    """``WAIT replicas timeout``, sent after each write that acknowledges a caller's data (a
+    commit, a ``set``, a ``delete``) on the same connection, in the same round trip."""
+
+    replicas: int
+    timeout: float
+
+    @classmethod
+    def of(cls, options: RedisOptions | None) -> _ReplicaWait | None:
+        if options is None or options.wait_replicas == 0:
+            return None
+        return cls(options.wait_replicas, options.wait_timeout)
+
+    def command(self) -> tuple[str, int, int]:
+        return ("WAIT", self.replicas, max(1, math.ceil(self.timeout * 1000)))
+
+    def check(self, replies: Sequence[Any]) -> Any:
+        """The write's own reply, once the ``WAIT`` after it says enough replicas have it.
+
+        Raises:
+            ReplicationTimeoutError: fewer replicas confirmed the write in time.
+        """
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        confirmed = int(replies[1])
+        if confirmed < self.replicas:
+            raise ReplicationTimeoutError(
+                f"the write reached {confirmed} of the {self.replicas} replica(s) asked for "
+                f"within {self.timeout} s (wait_replicas)"
+            )
+        return replies[0]
 
 
 def _is_no_script(error: BaseException) -> bool:
@@ -938,6 +988,7 @@ class RedisStore:
         self._shown = f"RedisStore(prefix={prefix!r})"
         self._options: RedisOptions | None = None  # known when built from a URL
         self._async_twin: AsyncRedisStore | None = None
+        self._wait: _ReplicaWait | None = None  # wait_replicas of the URL
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> RedisStore:
@@ -951,6 +1002,7 @@ class RedisStore:
         store = cls(clock=clock, prefix=options.prefix, connect=lambda: _sync_client(options))
         store._shown = f"RedisStore({options.shown()!r})"
         store._options = options
+        store._wait = _ReplicaWait.of(options)
         return store
 
     def async_twin(self) -> AsyncRedisStore:
@@ -969,6 +1021,7 @@ class RedisStore:
             )
             self._async_twin._shown = f"AsyncRedisStore({options.shown()!r})"
             self._async_twin._options = options
+            self._async_twin._wait = _ReplicaWait.of(options)
         return self._async_twin
 
     def __repr__(self) -> str:
@@ -987,13 +1040,27 @@ class RedisStore:
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
-        self._connector.client().set(
-            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
+        redis_key = self._layout.key(key)
+        self._write(
+            redis_key, "SET", redis_key, encoded, "PX", self._layout.ttl_ms(expires_at, now)
         )
 
     @_replies_checked
     def delete(self, key: str) -> None:
-        self._connector.client().delete(self._layout.key(key))
+        redis_key = self._layout.key(key)
+        self._write(redis_key, "DEL", redis_key)
+
+    def _write(self, redis_key: str, *command: Any) -> Any:
+        """Send a write on ``redis_key``; with ``wait_replicas``, the ``WAIT`` after it on the
+        same connection (one round trip, on the key's node of a cluster)."""
+        client = self._connector.client()
+        if self._wait is None:
+            return client.execute_command(*command)  # type: ignore[no-untyped-call]
+        route = _route(client, redis_key)
+        pipe = client.pipeline(transaction=False)
+        pipe.execute_command(*command, **route)
+        pipe.execute_command(*self._wait.command(), **route)
+        return self._wait.check(pipe.execute(raise_on_error=False))
 
     @_replies_checked
     def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
@@ -1018,6 +1085,17 @@ class RedisStore:
             self._layout, self._clock, key, limit, window_seconds, read, cluster=cluster
         )
         return self._run(plan)
+
+    def _eval_written(self, step: _Eval) -> Any:
+        """:meth:`_eval` of a write, answered once the replicas have it (``wait_replicas``)."""
+        command = ("EVALSHA", step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return self._write(step.keys[0], *command)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        self._connector.client().script_load(step.script.source)
+        return self._write(step.keys[0], *command)
 
     def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]) -> Any:
         client = self._connector.client()
@@ -1061,7 +1139,10 @@ class RedisStore:
                 if isinstance(step, _Read):
                     answer = self._connector.client().mget(step.keys)
                 elif isinstance(step, _Eval):
-                    answer = self._eval(step.script, step.keys, step.args)
+                    if step.write and self._wait is not None:
+                        answer = self._eval_written(step)
+                    else:
+                        answer = self._eval(step.script, step.keys, step.args)
                 elif isinstance(step, _Beside):
                     answer = self._beside(step)
                 else:
@@ -1093,6 +1174,7 @@ class AsyncRedisStore:
         self._shown = f"AsyncRedisStore(prefix={prefix!r})"
         self._options: RedisOptions | None = None  # known when built from a URL
         self._blocking_twin: RedisStore | None = None
+        self._wait: _ReplicaWait | None = None  # wait_replicas of the URL
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncRedisStore:
@@ -1102,6 +1184,7 @@ class AsyncRedisStore:
         store = cls(_async_client(options), clock=clock, prefix=options.prefix)
         store._shown = f"AsyncRedisStore({options.shown()!r})"
         store._options = options
+        store._wait = _ReplicaWait.of(options)
         return store
 
     def blocking_twin(self) -> RedisStore:
@@ -1118,6 +1201,7 @@ class AsyncRedisStore:
             )
             twin._shown = f"RedisStore({options.shown()!r})"
             twin._options = options
+            twin._wait = _ReplicaWait.of(options)
             self._blocking_twin = twin
         return self._blocking_twin
 
@@ -1141,13 +1225,26 @@ class AsyncRedisStore:
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
-        await self._client.set(
-            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
-        )
+        redis_key = self._layout.key(key)
+        ttl = self._layout.ttl_ms(expires_at, now)
+        await self._write(redis_key, "SET", redis_key, encoded, "PX", ttl)
 
     @_replies_checked_async
     async def delete(self, key: str) -> None:
-        await self._client.delete(self._layout.key(key))
+        redis_key = self._layout.key(key)
+        await self._write(redis_key, "DEL", redis_key)
+
+    async def _write(self, redis_key: str, *command: Any) -> Any:
+        """As :meth:`RedisStore._write`."""
+        if self._wait is None:
+            return await self._client.execute_command(*command)
+        route: dict[str, Any] = {}
+        if self._cluster:
+            route["target_nodes"] = self._client.get_node_from_key(redis_key)  # type: ignore[union-attr]
+        pipe = self._client.pipeline(transaction=False)
+        pipe.execute_command(*command, **route)
+        pipe.execute_command(*self._wait.command(), **route)
+        return self._wait.check(await pipe.execute(raise_on_error=False))
 
     @_replies_checked_async
     async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
@@ -1172,6 +1269,17 @@ class AsyncRedisStore:
             self._layout, self._clock, key, limit, window_seconds, read, cluster=self._cluster
         )
         return await self._run(plan)
+
+    async def _eval_written(self, step: _Eval) -> Any:
+        """As :meth:`RedisStore._eval_written`."""
+        command = ("EVALSHA", step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return await self._write(step.keys[0], *command)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        await self._client.script_load(step.script.source)
+        return await self._write(step.keys[0], *command)
 
     async def _eval(
         self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]
@@ -1208,7 +1316,10 @@ class AsyncRedisStore:
                 if isinstance(step, _Read):
                     answer = await self._client.mget(step.keys)
                 elif isinstance(step, _Eval):
-                    answer = await self._eval(step.script, step.keys, step.args)
+                    if step.write and self._wait is not None:
+                        answer = await self._eval_written(step)
+                    else:
+                        answer = await self._eval(step.script, step.keys, step.args)
                 elif isinstance(step, _Beside):
                     answer = await self._beside(step)
                 else:
