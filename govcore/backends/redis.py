@@ -1240,7 +1240,10 @@ class AsyncRedisStore:
             return await self._client.execute_command(*command)
         route: dict[str, Any] = {}
         if self._cluster:
-            route["target_nodes"] = self._client.get_node_from_key(redis_key)  # type: ignore[union-attr]
+            # The client learns the map of slots at its first command; this may be it.
+            cluster: redis.asyncio.cluster.RedisCluster = self._client  # type: ignore[assignment]
+            await cluster.initialize()
+            route["target_nodes"] = cluster.get_node_from_key(redis_key)
         pipe = self._client.pipeline(transaction=False)
         pipe.execute_command(*command, **route)
         pipe.execute_command(*self._wait.command(), **route)

@@ -430,3 +430,33 @@ def test_the_decision_log_stream_on_the_cluster(
     assert _call(gov, _tenant_key("acme"), "POST", "/check-tool-call", tool_call)[0] == 200
     gov.close()
     assert admin.xlen(other) == 1
+
+
+# --- wait_replicas ------------------------------------------------------------------------------
+
+
+def test_wait_replicas_on_the_cluster_waits_on_each_keys_own_node(cluster: RedisCluster) -> None:
+    """With wait_replicas, a write on any node (these primaries have no replica) is applied
+    there and then refused with ReplicationTimeoutError: the WAIT went to the key's own node
+    (on another node it would answer a MOVED error, not a count of replicas)."""
+    from govcore.backends.redis import ReplicationTimeoutError
+    from govcore.types import StoreWrite
+
+    clock = FakeClock()
+    url = f"{_url(cluster, _prefix())}&wait_replicas=1&wait_timeout=0.05"
+    store = store_from_url(url, clock=clock)
+    for key in ("a", "b", "c", "{t}x"):
+        with pytest.raises(ReplicationTimeoutError):
+            store.update(key, lambda _value, now: StoreWrite(b"x", now + 60, None))
+        assert store.get(key) == b"x"
+
+    async def scenario() -> None:
+        astore = async_store_from_url(url, clock=clock)
+        for key in ("d", "e", "f"):
+            with pytest.raises(ReplicationTimeoutError):
+                await astore.set(key, b"y", expires_at=clock() + 60)
+            assert await astore.get(key) == b"y"
+        await astore.aclose()  # type: ignore[attr-defined]
+
+    asyncio.run(scenario())
+    store.close()  # type: ignore[attr-defined]
