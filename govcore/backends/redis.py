@@ -1344,8 +1344,8 @@ class RedisDecisionLogSettings(SettingsSection):
     """The Redis decision log's own key of ``settings:``; setting it chooses the log."""
 
     decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
-    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
-    ``rediss://`` URL with optional ``stream`` (the stream's key, default
+    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://``,
+    ``rediss://`` or ``redis+sentinel://`` URL with optional ``stream`` (the stream's key, default
     ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
     1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
     Kept out of ``repr``: a URL may hold a password."""
