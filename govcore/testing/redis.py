@@ -167,18 +167,23 @@ _BUS_PORT_OFFSET = 10000  # a cluster node also listens on its port + 10000 (the
 
 
 class RedisCluster:
-    """A Redis Cluster of ``redis-server`` primaries from ``PATH``, without replicas or persistence.
+    """A Redis Cluster of ``redis-server`` primaries from ``PATH``, optionally with replicas,
+    without persistence.
 
     Each node is a :class:`RedisServer` started with ``--cluster-enabled yes``; the slots are
     split into equal ranges, one per node (``CLUSTER ADDSLOTS``), and the nodes are introduced to
     each other (``CLUSTER MEET``), which is what ``redis-cli --cluster create`` does, without
     needing ``redis-cli``. :meth:`start` returns once every node reports ``cluster_state:ok``.
     A node's :meth:`RedisServer.restart` keeps its slots (its cluster configuration file stays)
-    and loses its data.
+    and loses its data. With ``replicas``, each primary gets that many replicas
+    (``CLUSTER REPLICATE``), and a primary that stops answering for ``node_timeout_ms`` is
+    replaced by one of them (a failover); :meth:`start` then also waits until every replica
+    holds a copy of its primary.
 
     Args:
         executable: the ``redis-server`` binary (default: found on ``PATH``).
         primaries: how many nodes share the slots (at least 1).
+        replicas: replicas of each primary (default none).
         node_timeout_ms: ``cluster-node-timeout``: how long a node may be unreachable before the
             others declare it failed (and, without replicas, the cluster down).
         startup_timeout: seconds to wait for each node to answer, and for the cluster to form.
@@ -189,29 +194,49 @@ class RedisCluster:
         executable: str | None = None,
         *,
         primaries: int = 3,
+        replicas: int = 0,
         node_timeout_ms: int = 5000,
         startup_timeout: float = 20.0,
     ) -> None:
         if primaries < 1:
             raise ValueError("a Redis Cluster needs at least one primary")
         self.startup_timeout = startup_timeout
-        self.nodes = [
-            RedisServer(
+        arguments = (
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            str(node_timeout_ms),
+            # A replica's first copy starts at once, not after the default 5 s wait.
+            "--repl-diskless-sync-delay",
+            "0",
+        )
+
+        def node() -> RedisServer:
+            return RedisServer(
                 executable,
                 startup_timeout=startup_timeout,
                 port=_free_cluster_port(),
-                arguments=(
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    "nodes.conf",
-                    "--cluster-node-timeout",
-                    str(node_timeout_ms),
-                ),
+                arguments=arguments,
             )
-            for _ in range(primaries)
-        ]
+
+        self.nodes = [node() for _ in range(primaries)]
+        """The nodes that first served the slots, in the order of their slot ranges."""
+        self.replicas = [[node() for _ in range(replicas)] for _ in range(primaries)]
+        """The replicas that first followed each of :attr:`nodes`."""
         self._formed = False
+
+    def every_node(self) -> list[RedisServer]:
+        """The first primaries, then every replica."""
+        return [*self.nodes, *(replica for group in self.replicas for replica in group)]
+
+    def server_on(self, port: int) -> RedisServer:
+        """The node listening on ``port``."""
+        for server in self.every_node():
+            if server.port == port:
+                return server
+        raise KeyError(port)
 
     @property
     def ports(self) -> list[int]:
@@ -227,12 +252,13 @@ class RedisCluster:
     def start(self) -> RedisCluster:
         """Start every node, form the cluster (the first time), and wait until it is ``ok``."""
         try:
-            for node in self.nodes:
+            for node in self.every_node():
                 node.start()
             if not self._formed:
                 self._form()
                 self._formed = True
             self.wait_until_ok()
+            self._wait_until_copied()
         except BaseException:
             self.stop()
             raise
@@ -244,13 +270,34 @@ class RedisCluster:
             first = index * CLUSTER_SLOTS // count
             last = (index + 1) * CLUSTER_SLOTS // count
             _command(node.port, "CLUSTER", "ADDSLOTS", *map(str, range(first, last)))
-        for node in self.nodes[1:]:
+        for node in self.every_node()[1:]:
             _command(self.nodes[0].port, "CLUSTER", "MEET", "127.0.0.1", str(node.port))
+        deadline = time.monotonic() + self.startup_timeout
+        for primary, group in zip(self.nodes, self.replicas, strict=True):
+            primary_id = _command(primary.port, "CLUSTER", "MYID").decode()
+            for replica in group:
+                while True:  # until the replica has heard of the primary (gossip)
+                    try:
+                        _command(replica.port, "CLUSTER", "REPLICATE", primary_id)
+                        break
+                    except RedisServerError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.05)
+
+    def _wait_until_copied(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        for group in self.replicas:
+            for replica in group:
+                while b"master_link_status:up" not in _command(replica.port, "INFO", "replication"):
+                    if time.monotonic() > deadline:
+                        raise RedisServerError(f"the replica on {replica.port} did not sync")
+                    time.sleep(0.05)
 
     def wait_until_ok(self) -> None:
         """Return once every node answers ``cluster_state:ok`` (raise after the timeout)."""
         deadline = time.monotonic() + self.startup_timeout
-        while not all(self.state(node.port) == "ok" for node in self.nodes):
+        while not all(self.state(node.port) == "ok" for node in self.every_node()):
             if time.monotonic() > deadline:
                 raise RedisServerError(f"the Redis Cluster on ports {self.ports} did not form")
             time.sleep(0.05)
@@ -269,12 +316,12 @@ class RedisCluster:
 
     def stop(self) -> None:
         """Stop every node (their configuration files stay: :meth:`start` brings them back)."""
-        for node in self.nodes:
+        for node in self.every_node():
             node.stop()
 
     def close(self) -> None:
         """Stop every node and remove their directories."""
-        for node in self.nodes:
+        for node in self.every_node():
             node.close()
 
     def __enter__(self) -> RedisCluster:

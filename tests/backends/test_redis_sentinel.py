@@ -11,12 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -33,12 +30,16 @@ from govcore.testing import (
     StoreConformance,
 )
 from govcore.types import AsyncStore, Store, StoreWrite
+from tests.backends.failover_load import (
+    FAST,
+    TURN_PATH,
+    check_nothing_lost_or_repeated,
+    load_config,
+    run_tasks,
+    run_threads,
+)
 from tests.support import FULL_KEY, bearer, config, decision, fresh_url, require_redis, turn
 
-TURN_PATH = "/governance/conversation/turn"
-# Short timeouts: a call to a dead primary fails within a fraction of a second, and is answered
-# 503 while the sentinels elect the replica.
-FAST = "socket_timeout=0.5&connect_timeout=0.2"
 SECRET = "s3cr3t-pa55"
 
 
@@ -201,76 +202,11 @@ def test_the_decision_log_stream_through_sentinel(deployment: RedisSentinel) -> 
 
 # --- a failover under load --------------------------------------------------------------------
 
-TURNS_PER_SESSION = 60
-SESSIONS = 4
-BACK_WITHIN_SECONDS = 10.0
-"""The issue's target: a turn refused by the outage is answered within this time of retrying."""
 
-
-@dataclass
-class _Session:
-    """What one client saw: the turn index answered for each of its turns, every status."""
-
-    name: str
-    indexes: list[int] = field(default_factory=list)
-    statuses: set[int] = field(default_factory=set)
-    after_kill: int = 0
-    stuck: str | None = None
-
-
-def _load_config(url: str) -> dict[str, Any]:
-    return config(store=url, default_rate_limit_per_minute=1_000_000)
-
-
-def _record(gov: govcore.Governance, session: _Session, killed: threading.Event) -> None:
-    """Record the session's turns one after another, each with its own idempotency key,
-    retrying a 503 with the same key (as a client should) for up to the target time."""
-    for number in range(TURNS_PER_SESSION):
-        body = json.dumps(
-            turn(
-                session.name, f"where is parcel {number}", idempotencyKey=f"{session.name}-{number}"
-            )
-        )
-        deadline = time.monotonic() + BACK_WITHIN_SECONDS
-        while True:
-            answer = gov.handle("POST", TURN_PATH, bearer(FULL_KEY), body)
-            session.statuses.add(answer.status)
-            if answer.status == 200:
-                session.indexes.append(json.loads(answer.body)["turnIndex"])
-                session.after_kill += killed.is_set()
-                break
-            if answer.status != 503 or time.monotonic() > deadline:
-                session.stuck = f"turn {number}: {answer.status} {answer.body[:200]!r}"
-                return
-            time.sleep(0.05)
-
-
-def _kill_primary_under_load(
-    deployment: RedisSentinel, sessions: list[_Session], killed: threading.Event
-) -> int:
-    """Wait until a third of the turns are acknowledged, then SIGKILL the primary; its port."""
+def _kill_primary(deployment: RedisSentinel) -> tuple[int, Callable[[], None]]:
     primary = deployment.primary_port()
     assert primary is not None
-    wanted = SESSIONS * TURNS_PER_SESSION // 3
-    while sum(len(s.indexes) for s in sessions) < wanted:
-        time.sleep(0.01)
-    deployment.server_on(primary).stop(kill=True)
-    killed.set()
-    return primary
-
-
-def _check_nothing_lost_or_repeated(
-    sessions: list[_Session], read_back: dict[str, int], deployment: RedisSentinel, old: int
-) -> None:
-    for session in sessions:
-        assert session.stuck is None, session.stuck
-        assert session.statuses <= {200, 503}, session.statuses
-        # Each acknowledged turn got the next index: none lost (a lost turn's index would be
-        # given again) and none counted twice (a retried turn keeps its index).
-        assert session.indexes == list(range(1, TURNS_PER_SESSION + 1)), session.indexes
-        assert read_back[session.name] == TURNS_PER_SESSION
-        assert session.after_kill > 0  # the load went on through the failover
-    assert deployment.primary_port() not in (None, old)
+    return primary, lambda: deployment.server_on(primary).stop(kill=True)
 
 
 @pytest.mark.redis
@@ -280,20 +216,10 @@ def test_a_failover_under_load_loses_and_repeats_no_acknowledged_turn(
     """Four threads record turns with idempotency keys; the primary is killed with SIGKILL a
     third of the way in. Every answer is 200 or 503, every turn is recorded once, and the
     service is back within 10 s (each refused turn is answered within that time of retrying)."""
+    old, kill = _kill_primary(own_deployment)
     url = f"{own_deployment.url}?prefix={_prefix()}&{FAST}"
-    gov = govcore.Governance.from_config(_load_config(url))
-    sessions = [_Session(f"load-{n}") for n in range(SESSIONS)]
-    killed = threading.Event()
-    threads = [threading.Thread(target=_record, args=(gov, s, killed)) for s in sessions]
-    for thread in threads:
-        thread.start()
-    old = _kill_primary_under_load(own_deployment, sessions, killed)
-    for thread in threads:
-        thread.join()
-    client = gov.client(FULL_KEY)
-    read_back = {s.name: client.get_conversation(s.name).turn_count for s in sessions}
-    gov.close()
-    _check_nothing_lost_or_repeated(sessions, read_back, own_deployment, old)
+    check_nothing_lost_or_repeated(*run_threads(url, kill))
+    assert own_deployment.primary_port() not in (None, old)
 
 
 @pytest.mark.redis
@@ -303,40 +229,10 @@ def test_a_failover_under_load_loses_and_repeats_no_acknowledged_turn(
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_failover_under_load_through_the_asyncio_store(own_deployment: RedisSentinel) -> None:
     """The same failover served by AsyncGovernance (asyncio store), four tasks at once."""
+    old, kill = _kill_primary(own_deployment)
     url = f"{own_deployment.url}?prefix={_prefix()}&{FAST}"
-    sessions = [_Session(f"aload-{n}") for n in range(SESSIONS)]
-    killed = threading.Event()
-
-    async def record(agov: govcore.AsyncGovernance, session: _Session) -> None:
-        for number in range(TURNS_PER_SESSION):
-            body = json.dumps(
-                turn(session.name, f"parcel {number}", idempotencyKey=f"{session.name}-{number}")
-            )
-            deadline = time.monotonic() + BACK_WITHIN_SECONDS
-            while True:
-                answer = await agov.handle("POST", TURN_PATH, bearer(FULL_KEY), body)
-                session.statuses.add(answer.status)
-                if answer.status == 200:
-                    session.indexes.append(json.loads(answer.body)["turnIndex"])
-                    session.after_kill += killed.is_set()
-                    break
-                if answer.status != 503 or time.monotonic() > deadline:
-                    session.stuck = f"turn {number}: {answer.status} {answer.body[:200]!r}"
-                    return
-                await asyncio.sleep(0.05)
-
-    async def scenario() -> tuple[int, dict[str, int]]:
-        agov = govcore.AsyncGovernance.from_config(_load_config(url))
-        load = asyncio.gather(*(record(agov, s) for s in sessions))
-        old = await asyncio.to_thread(_kill_primary_under_load, own_deployment, sessions, killed)
-        await load
-        client = agov.client(FULL_KEY)
-        read_back = {s.name: (await client.get_conversation(s.name)).turn_count for s in sessions}
-        await agov.aclose()
-        return old, read_back
-
-    old, read_back = asyncio.run(scenario())
-    _check_nothing_lost_or_repeated(sessions, read_back, own_deployment, old)
+    check_nothing_lost_or_repeated(*run_tasks(url, kill))
+    assert own_deployment.primary_port() not in (None, old)
 
 
 # --- wait_replicas ----------------------------------------------------------------------------
@@ -351,7 +247,7 @@ def test_with_wait_replicas_a_turn_is_acknowledged_once_the_replica_has_it(
     idempotency key, once the replica is back, answers the same turn without recording it
     twice."""
     url = f"{own_deployment.url}?prefix={_prefix()}&wait_replicas=1&wait_timeout=0.3"
-    gov = govcore.Governance.from_config(_load_config(url))
+    gov = govcore.Governance.from_config(load_config(url))
 
     def record(number: int) -> govcore.HttpResponse:
         body = turn("w", f"parcel {number}", idempotencyKey=f"w-{number}")
