@@ -1,5 +1,6 @@
 """Stores on Redis (or Valkey): :class:`RedisStore` for threads, :class:`AsyncRedisStore` for
-``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream.
+``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream; each on one
+server, a Redis Cluster, or the primary that Redis Sentinel names.
 
 Everything that decides (the URL's options, the value layout, the key mapping, the Lua scripts,
 the reading of their answers, the retry loop and the shape of an admission on one server or a
@@ -958,7 +959,7 @@ class RedisStore:
     """A :class:`~govcore.types.PipelinedStore` on Redis, shared by every process that uses it.
 
     Built from ``settings.store: redis://...`` (see :class:`RedisOptions` for the URL; add
-    ``cluster=true`` for a Redis Cluster). Expiry follows the injected clock: each value carries
+    ``cluster=true`` for a Redis Cluster, or use ``redis+sentinel://`` for Sentinel). Expiry follows the injected clock: each value carries
     its ``expires_at``; the server's own TTL only collects garbage, :data:`GC_MARGIN_SECONDS`
     later. Updates commit optimistically: one read, the mutation, then one script that writes
     everything only if nothing changed meanwhile (else the mutation runs again on the values the
