@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,8 @@ def app_from_environment() -> GovernanceApp:
 def _report_not_ready_on_stop(app: GovernanceApp) -> None:
     """In a worker process: a stop signal makes ``app`` report not ready, then goes on to the
     handler uvicorn's server installed before it built the application (which drains)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers belong to the main thread (and uvicorn installs none elsewhere)
     for number in _STOP_SIGNALS:
         previous = signal.getsignal(number)
         if not callable(previous):

@@ -3,8 +3,11 @@ command's refusals before uvicorn starts."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import importlib.util
 import json
+import logging
 import os
 import signal
 import socket
@@ -243,3 +246,28 @@ def _read_response(connection: socket.socket) -> bytes:
     while chunk := connection.recv(65536):
         received += chunk
     return received
+
+
+def test_a_workers_stop_signal_makes_its_application_report_not_ready(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's application, built by app_from_environment under uvicorn's signal handler,
+    reports not ready on SIGTERM and still hands the signal to that handler (which drains)."""
+    from govcore.server.serve import CONFIG_ENV, app_from_environment
+
+    monkeypatch.setenv(CONFIG_ENV, str(config_file))
+    # The worker's factory sets up the access log's handler: undone after the test.
+    access = logging.getLogger("govcore.access")
+    for name in ("handlers", "propagate", "level"):
+        monkeypatch.setattr(access, name, copy.copy(getattr(access, name)))
+    received: list[int] = []
+    uvicorns = signal.signal(signal.SIGTERM, lambda sig, _frame: received.append(sig))
+    try:
+        app = app_from_environment()
+        assert not app.stopping
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, uvicorns)
+    assert app.stopping
+    assert received == [signal.SIGTERM]
+    asyncio.run(app.governance.aclose())
