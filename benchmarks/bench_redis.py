@@ -13,6 +13,11 @@ starts its own ``redis-server`` on loopback (``govcore.testing.RedisServer``: no
 2. Redis round trips per request, counted on the wire (a connection class that counts what it
    sends: one send is one round trip, a pipeline sends all its commands at once), for the
    blocking and the asyncio store.
+4. (below 3) What ``wait_replicas=1`` costs a turn: a primary with one replica
+   (``redis-server --replicaof``), turns recorded on it without and with the setting,
+   interleaved call by call, on the same turns; the in-process ``MemoryStore`` again as the
+   baseline. Every write then waits for the replica's acknowledgement (``WAIT 1 timeout``, in
+   the same round trip as the write).
 3. Throughput of 1, 2 and 4 worker processes (``spawn``) recording the turns of 1,000
    conversations on one Redis server, the same total work split between them; the same on
    ``memory://`` (each process its own store, no shared state) as the machine's own scaling
@@ -698,13 +703,105 @@ def print_processes(runs: list[Run], plan: Plan) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------------
+# Section 4: what waiting for a replica costs a turn.
+# --------------------------------------------------------------------------------------------
+
+
+def bench_wait(seed: int, plan: Plan) -> dict[str, Stats]:
+    """Section 4: turns on a primary with one replica, without and with ``wait_replicas=1``,
+    and on ``memory://``, interleaved call by call."""
+    at_once = ("--repl-diskless-sync-delay", "0")
+    with RedisServer(arguments=at_once) as primary:
+        follow = (*at_once, "--replicaof", "127.0.0.1", str(primary.port))
+        with RedisServer(arguments=follow) as replica:
+            admin = redis.Redis(port=replica.port)
+            while admin.info("replication").get("master_link_status") != "up":
+                time.sleep(0.05)
+            admin.close()
+            govs = {
+                "memory": govcore.Governance(demo_config("memory://")),
+                "async": govcore.Governance(demo_config(f"{primary.url}?prefix=bench-nowait:")),
+                "wait": govcore.Governance(
+                    demo_config(f"{primary.url}?prefix=bench-wait:&wait_replicas=1&wait_timeout=1")
+                ),
+            }
+            clients = {name: gov.client(API_KEY) for name, gov in govs.items()}
+            turns_per_session = WARMUP_TURNS + plan.timed_turns
+            sessions = [
+                conversation_turns(seed, "w", number, turns_per_session)
+                for number in range(plan.sessions)
+            ]
+            latencies: dict[str, list[int]] = {name: [] for name in govs}
+
+            def call_of(name: str, request: dict[str, Any]) -> Callable[[], int]:
+                def turn() -> int:
+                    start = time.perf_counter_ns()
+                    clients[name].record_turn(request)
+                    return time.perf_counter_ns() - start
+
+                return turn
+
+            names = list(govs)
+            rounds = 0
+            for index in range(turns_per_session):
+                for session in sessions:
+                    order = names[rounds % len(names) :] + names[: rounds % len(names)]
+                    rounds += 1
+                    for name in order:
+                        elapsed = call_of(name, session[index])()
+                        if index >= WARMUP_TURNS:
+                            latencies[name].append(elapsed)
+            traced = [
+                conversation_turns(seed, "wtraced", number, 1)[0]
+                for number in range(plan.traced_calls)
+            ]
+            memory_mb = {
+                name: traced_peak_mb(call_of(name, request) for request in traced) for name in govs
+            }
+            for gov in govs.values():
+                gov.close()
+    return {name: Stats.of(values, memory_mb[name]) for name, values in latencies.items()}
+
+
+def print_wait(stats: dict[str, Stats], plan: Plan) -> None:
+    labels = {
+        "memory": "Governance on MemoryStore (baseline)",
+        "async": "RedisStore, asynchronous replication (default)",
+        "wait": "RedisStore, wait_replicas=1",
+    }
+    table = Table(["path", *LATENCY_COLUMNS, "peak MB", "p50 − memory ms", "p50 − default ms"])
+    base, plain = stats["memory"].median_ms, stats["async"].median_ms
+    for name, label in labels.items():
+        row = stats[name]
+        added = "-" if name == "memory" else f"{row.median_ms - base:+.3f}"
+        over_plain = f"{row.median_ms - plain:+.3f}" if name == "wait" else "-"
+        table.add(label, *row.cells(), added, over_plain)
+    print_section(
+        "4. Waiting for a replica: wait_replicas=1",
+        table.render(),
+        notes(
+            "A primary and one replica (`redis-server --replicaof`, both on loopback, no "
+            "persistence); `record_turn` of the same ~1 KB turns on each path, "
+            f"{plan.sessions} sessions interleaved, the paths interleaved call by call "
+            f"({stats['memory'].samples:,} timed turns per path after {WARMUP_TURNS} untimed "
+            "per session).",
+            "With wait_replicas=1 a turn's commit is sent with `WAIT 1 1000` in the same round "
+            "trip: the answer comes once the replica has acknowledged the write, so the added "
+            "time is about one replication round trip (primary to replica and back) plus the "
+            "replica's processing. On loopback that is the floor; across hosts or zones add "
+            "their RTT.",
+        ),
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small, fast run (smoke test)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every generated input")
     parser.add_argument(
         "--only",
-        choices=("latency", "trips", "processes"),
+        choices=("latency", "trips", "processes", "wait"),
         default=None,
         help="run one section",
     )
@@ -729,6 +826,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_trips(trips)
         if args.only in (None, "processes"):
             print_processes(bench_processes(server, seed, plan), plan)
+    if args.only in (None, "wait"):
+        progress("section 4: wait_replicas")
+        print_wait(bench_wait(seed, plan), plan)
     progress("done")
     return 0
 

@@ -101,6 +101,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=_positive, default=1, help="worker processes")
+    serve.add_argument(
+        "--graceful-timeout",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM, how long the requests in flight get to finish (default 30)",
+    )
     return parser
 
 
@@ -129,6 +136,16 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not 0.0 <= value <= 3600.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, not {text}")
     return value
 
 
@@ -162,9 +179,15 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         if urlsplit(app.governance.settings.store).scheme == "memory":
             print(_UNSHARED_MEMORY_WARNING.format(workers=args.workers), file=err)
         _close(app)
-        serve(None, args.config, host=args.host, port=args.port, workers=args.workers)
+        serve(
+            None, args.config, host=args.host, port=args.port, workers=args.workers,
+            graceful_timeout=args.graceful_timeout,
+        )  # fmt: skip
     else:
-        serve(app, args.config, host=args.host, port=args.port, workers=1)
+        serve(
+            app, args.config, host=args.host, port=args.port, workers=1,
+            graceful_timeout=args.graceful_timeout,
+        )  # fmt: skip
     return 0
 
 

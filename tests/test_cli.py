@@ -137,6 +137,8 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
         shipped = set(built.namelist())
     assert f"\nVersion: {govcore.__version__}\n" in metadata
     assert "[govcore.stores]\nmemory = govcore.backends.memory:MemoryStore" in entry_points
+    assert "redis+sentinel = govcore.backends.redis:RedisStore" in entry_points
+    assert "rediss+sentinel = govcore.backends.redis:AsyncRedisStore" in entry_points
     retrievers = entry_points.split("[govcore.retrievers]\n", 1)[1].split("\n\n", 1)[0]
     assert set(retrievers.splitlines()) == {
         "tfidf = govcore.backends.tfidf:TfidfRetriever",

@@ -312,7 +312,10 @@ def _build_store(
     shown = repr(redact_url(url))
     try:
         parts = urlsplit(url)
-        _ = parts.port  # raises ValueError for a port that is not a number in range
+        if "," not in parts.netloc:
+            # Raises ValueError for a port that is not a number in range. A list of hosts
+            # (redis+sentinel://h:p,h:p/...) is no single host and port: its backend reads it.
+            _ = parts.port
     except ValueError:
         raise registry.error(f"malformed store URL {shown}") from None
     scheme = parts.scheme.lower()

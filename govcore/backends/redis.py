@@ -1,5 +1,6 @@
 """Stores on Redis (or Valkey): :class:`RedisStore` for threads, :class:`AsyncRedisStore` for
-``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream.
+``asyncio``, and :class:`RedisDecisionLog`, a decision-log sink on a Redis stream; each on one
+server, a Redis Cluster, or the primary that Redis Sentinel names.
 
 Everything that decides (the URL's options, the value layout, the key mapping, the Lua scripts,
 the reading of their answers, the retry loop and the shape of an admission on one server or a
@@ -51,6 +52,7 @@ __all__ = [
     "RedisOptions",
     "RedisStore",
     "RedisUnavailableError",
+    "ReplicationTimeoutError",
     "StoreContentionError",
 ]
 
@@ -87,6 +89,8 @@ _DEFAULT_SOCKET_TIMEOUT = 1.0
 _DEFAULT_CONNECT_TIMEOUT = 0.5
 _DEFAULT_MAX_CONNECTIONS = 64
 _DEFAULT_RETRIES = 1
+_DEFAULT_WAIT_TIMEOUT = 0.5
+_MOST_WAIT_REPLICAS = 16
 
 
 class RedisUnavailableError(Exception):
@@ -146,6 +150,16 @@ def _replies_checked_async(
     return checked
 
 
+class ReplicationTimeoutError(Exception):
+    """A write reached fewer replicas than ``wait_replicas`` asks for within ``wait_timeout``.
+
+    The primary has applied it, so it may or may not outlive a failover: the caller gets a
+    retryable 503, and a retry with the same idempotency key finds the write if it survived
+    and records it again if it did not (docs/decisions/replica-wait.md). Declared in the
+    stores' ``backend_errors``.
+    """
+
+
 class StoreContentionError(Exception):
     """An update lost its optimistic commit :data:`MAX_COMMIT_ATTEMPTS` times in a row.
 
@@ -158,16 +172,25 @@ class StoreContentionError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class RedisOptions:
-    """What a ``redis://`` or ``rediss://`` URL says.
+    """What a ``redis://``, ``rediss://``, ``redis+sentinel://`` or ``rediss+sentinel://`` URL
+    says.
 
     ``redis://[user:password@]host[:port][/db][?parameters]``; ``rediss://`` is the same over
-    TLS. The parameters (all optional):
+    TLS. ``redis+sentinel://[user:password@]host:port[,host:port...]/service_name[/db]``
+    reaches the primary that Redis Sentinel names ``service_name``: the hosts are sentinels
+    (port 26379 when left out), asked for the primary's address when a connection opens and
+    again after one fails, so that a failover is followed. The URL's user and password are the
+    primary's; sentinels that need their own credentials get them from ``sentinel_username``
+    and ``sentinel_password`` (docs/decisions/sentinel.md). ``rediss+sentinel://`` speaks TLS to
+    the sentinels and the primary. The parameters (all optional):
 
     - ``cluster``: ``true`` for a Redis Cluster (default ``false``): the host is a seed node
       from which the client learns every node and which slots each one serves; the database
       must be 0;
     - ``nodes``: further seed nodes of a cluster, ``host:port,host:port``, tried when the first
       one does not answer;
+    - ``sentinel_username``, ``sentinel_password``: the credentials of the sentinels (Sentinel
+      URLs only; default none);
 
     - ``prefix``: prepended to every key (default ``govcore:``), so that several deployments
       can share a database;
@@ -178,7 +201,11 @@ class RedisOptions:
     - ``retries``: how many times a command that failed on the connection (refused, reset,
       timed out) is sent again (default 1; 0 to never). Every command is safe to send twice.
       On a cluster, it is how many times a command is sent again after such a failure or a
-      cluster that is down or resharding, the node map being refreshed in between.
+      cluster that is down or resharding, the node map being refreshed in between;
+    - ``wait_replicas``: acknowledge a write only once this many replicas have it (Redis
+      ``WAIT``, sent after the write in the same round trip; default 0, asynchronous
+      replication); when they do not confirm it within ``wait_timeout`` seconds (default 0.5),
+      the call fails with :class:`ReplicationTimeoutError` (docs/decisions/replica-wait.md).
 
     ``repr`` shows no user or password.
     """
@@ -194,9 +221,15 @@ class RedisOptions:
     retries: int = _DEFAULT_RETRIES
     cluster: bool = False
     more_nodes: tuple[tuple[str, int], ...] = ()
-    """Seed nodes of a cluster besides ``host:port``."""
+    """Seed nodes of a cluster, or sentinels, besides ``host:port``."""
+    service_name: str | None = None
+    """The primary's name in Redis Sentinel: set for a Sentinel URL, whose hosts are sentinels."""
+    wait_replicas: int = 0
+    wait_timeout: float = _DEFAULT_WAIT_TIMEOUT
     username: str | None = field(default=None, repr=False)
     password: str | None = field(default=None, repr=False)
+    sentinel_username: str | None = field(default=None, repr=False)
+    sentinel_password: str | None = field(default=None, repr=False)
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Parameters left for the caller (a decision log's ``stream`` and ``maxlen``)."""
 
@@ -208,19 +241,29 @@ class RedisOptions:
             ValueError: a malformed URL, an unknown parameter or a bad value, naming it (never
                 quoting a user or password).
         """
+        scheme = url.partition("://")[0].lower() if "://" in url else ""
+        if scheme not in _SCHEMES:
+            raise ValueError(
+                "a Redis URL starts with redis://, rediss://, redis+sentinel:// or "
+                f"rediss+sentinel://, not {scheme}://"
+            )
+        sentinel = scheme.endswith("+sentinel")
         try:
             parts = urlsplit(url)
-            port = parts.port
+            # A Sentinel URL lists several host:port pairs, which urlsplit cannot read as one.
+            port = None if sentinel else parts.port
         except ValueError:
             raise ValueError("malformed Redis URL (host or port)") from None
-        scheme = parts.scheme.lower()
-        if scheme not in ("redis", "rediss"):
-            raise ValueError(f"a Redis URL starts with redis:// or rediss://, not {scheme}://")
         if parts.fragment:
             raise ValueError("a Redis URL takes no #fragment")
-        db_text = parts.path.strip("/") or "0"
+        if sentinel:
+            hosts = _sentinel_hosts(parts.netloc.rpartition("@")[2])
+            service_name, db_text = _sentinel_path(parts.path)
+        else:
+            hosts = [(parts.hostname or "localhost", port or 6379)]
+            service_name, db_text = None, parts.path.strip("/") or "0"
         if not (db_text.isascii() and db_text.isdigit()):
-            raise ValueError("the path of a Redis URL is a database number (/0)")
+            raise ValueError("the database of a Redis URL is a number (/0)")
         given: dict[str, str] = {}
         for name, value in parse_qsl(parts.query, keep_blank_values=True):
             if name in given:
@@ -232,8 +275,9 @@ class RedisOptions:
             "connect_timeout",
             "max_connections",
             "retries",
-            "cluster",
-            "nodes",
+            "wait_replicas",
+            "wait_timeout",
+            *(("sentinel_username", "sentinel_password") if sentinel else ("cluster", "nodes")),
         }
         unknown = sorted(set(given) - known - extra)
         if unknown:
@@ -248,36 +292,35 @@ class RedisOptions:
             raise ValueError("a Redis Cluster has only database 0 (the URL's path)")
         if "nodes" in given and not cluster:
             raise ValueError("parameter 'nodes' lists seed nodes of a cluster: add cluster=true")
+        if "wait_timeout" in given and "wait_replicas" not in given:
+            raise ValueError(
+                "parameter 'wait_timeout' needs 'wait_replicas' (the replicas to wait for)"
+            )
         return cls(
-            host=parts.hostname or "localhost",
-            port=port or 6379,
+            host=hosts[0][0],
+            port=hosts[0][1],
             db=int(db_text),
-            tls=scheme == "rediss",
+            tls=scheme.startswith("rediss"),
             prefix=prefix,
             socket_timeout=_seconds(given, "socket_timeout", _DEFAULT_SOCKET_TIMEOUT),
             connect_timeout=_seconds(given, "connect_timeout", _DEFAULT_CONNECT_TIMEOUT),
             max_connections=_whole(given, "max_connections", _DEFAULT_MAX_CONNECTIONS, 1),
             retries=_whole(given, "retries", _DEFAULT_RETRIES, 0),
             cluster=cluster,
-            more_nodes=_nodes(given.get("nodes")),
+            more_nodes=(*hosts[1:], *_nodes(given.get("nodes"))),
+            service_name=service_name,
+            wait_replicas=_whole(given, "wait_replicas", 0, 0, _MOST_WAIT_REPLICAS),
+            wait_timeout=_seconds(given, "wait_timeout", _DEFAULT_WAIT_TIMEOUT),
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password is not None else None,
+            sentinel_username=given.get("sentinel_username") or None,
+            sentinel_password=given.get("sentinel_password"),
             extra={name: given[name] for name in extra if name in given},
         )
 
     def client_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
         """Keyword arguments of ``redis.Redis`` (or, with ``asyncio``, ``redis.asyncio.Redis``,
         whose retry policy is its own class) (imports redis)."""
-        from redis.backoff import ExponentialBackoff
-
-        if asyncio:
-            from redis.asyncio.retry import Retry as AsyncRetry
-
-            retry: Any = AsyncRetry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
-        else:
-            from redis.retry import Retry
-
-            retry = Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
         return {
             "host": self.host,
             "port": self.port,
@@ -289,8 +332,19 @@ class RedisOptions:
             "socket_connect_timeout": self.connect_timeout,
             "max_connections": self.max_connections,
             # Bounded and short: a store call must fail within a few timeouts, never hang.
-            "retry": retry,
+            "retry": self._retry(asyncio=asyncio),
         }
+
+    def _retry(self, *, asyncio: bool) -> Any:
+        from redis.backoff import ExponentialBackoff
+
+        if asyncio:
+            from redis.asyncio.retry import Retry as AsyncRetry
+
+            return AsyncRetry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
+        from redis.retry import Retry
+
+        return Retry(ExponentialBackoff(cap=0.2, base=0.02), self.retries)
 
     def cluster_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
         """Keyword arguments of ``redis.cluster.RedisCluster`` and
@@ -304,16 +358,67 @@ class RedisOptions:
             del arguments[name]
         return arguments
 
+    def primary_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
+        """Keyword arguments of ``Sentinel.master_for`` (blocking or asyncio): the primary's
+        connections, whose address the sentinels give (imports redis)."""
+        arguments = self.client_arguments(asyncio=asyncio)
+        del arguments["host"], arguments["port"]
+        return arguments
+
+    def sentinel_arguments(self, *, asyncio: bool = False) -> dict[str, Any]:
+        """The ``sentinel_kwargs`` of a ``Sentinel``: how each sentinel is spoken to (imports
+        redis). The same timeouts and retries as the primary, so that a sentinel that does not
+        answer costs no more than a server would, and the sentinels' own credentials."""
+        return {
+            "username": self.sentinel_username,
+            "password": self.sentinel_password,
+            "ssl": self.tls,
+            "socket_timeout": self.socket_timeout,
+            "socket_connect_timeout": self.connect_timeout,
+            "retry": self._retry(asyncio=asyncio),
+        }
+
     def seed_nodes(self) -> list[tuple[str, int]]:
-        """``(host, port)`` of every seed node of a cluster, the URL's own first."""
+        """``(host, port)`` of every seed node of a cluster, or of every sentinel, the URL's
+        own first."""
         return [(self.host, self.port), *self.more_nodes]
 
     def shown(self) -> str:
         """The URL without credentials, for messages and ``repr``."""
         scheme = "rediss" if self.tls else "redis"
+        if self.service_name is not None:
+            hosts = ",".join(f"{host}:{port}" for host, port in self.seed_nodes())
+            return f"{scheme}+sentinel://{hosts}/{self.service_name}/{self.db}?prefix={self.prefix}"
         if self.cluster:
             return f"{scheme}://{self.host}:{self.port}?cluster=true&prefix={self.prefix}"
         return f"{scheme}://{self.host}:{self.port}/{self.db}?prefix={self.prefix}"
+
+
+_SCHEMES = ("redis", "rediss", "redis+sentinel", "rediss+sentinel")
+_SENTINEL_PORT = 26379
+
+
+def _sentinel_hosts(text: str) -> list[tuple[str, int]]:
+    """The sentinels of a Sentinel URL's ``host:port,host:port`` (port 26379 when left out)."""
+    found: list[tuple[str, int]] = []
+    for item in text.split(","):
+        try:
+            parts = urlsplit("//" + item.strip())
+            port = parts.port
+        except ValueError:
+            raise ValueError("malformed Redis URL (a sentinel's host or port)") from None
+        if not parts.hostname or parts.path or parts.query:
+            raise ValueError("a Sentinel URL lists its sentinels as host:port,host:port")
+        found.append((parts.hostname, port or _SENTINEL_PORT))
+    return found
+
+
+def _sentinel_path(path: str) -> tuple[str, str]:
+    """``(service name, database)`` of a Sentinel URL's path ``/service_name[/db]``."""
+    segments = path.strip("/").split("/") if path.strip("/") else []
+    if not 1 <= len(segments) <= 2 or not segments[0]:
+        raise ValueError("the path of a Sentinel URL is /service_name or /service_name/db")
+    return unquote(segments[0]), segments[1] if len(segments) == 2 else "0"
 
 
 def _seconds(given: Mapping[str, str], name: str, default: float) -> float:
@@ -380,7 +485,8 @@ def backend_errors() -> tuple[type[BaseException], ...]:
     resharding or failing over (``ClusterDownError``, ``TryAgainError``, ``MovedError`` and
     ``AskError`` still unresolved after redis-py's redirections, ``ClusterError`` when they ran
     out, ``RedisClusterException`` when no node answers to tell which node serves a slot), and
-    an update that kept losing its optimistic commit.
+    an update that kept losing its optimistic commit, and a write that replicas did not
+    confirm in time (``wait_replicas``).
     """
     from redis import exceptions
 
@@ -396,6 +502,7 @@ def backend_errors() -> tuple[type[BaseException], ...]:
         exceptions.RedisClusterException,
         StoreContentionError,
         RedisUnavailableError,
+        ReplicationTimeoutError,
     )
 
 
@@ -509,11 +616,13 @@ class _Read:
 @dataclass(frozen=True, slots=True)
 class _Eval:
     """Round trip: run ``script`` (``EVALSHA``, loading it into a server that lacks it); the
-    answer is the script's reply."""
+    answer is the script's reply. A ``write`` is one that acknowledges a caller's data: with
+    ``wait_replicas`` set, it is answered only once the replicas have it."""
 
     script: _Script
     keys: tuple[str, ...]
     args: tuple[bytes | str | int, ...]
+    write: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,7 +691,7 @@ def _update_plan(
                 args += [layout.encode(token, value, expires_at), layout.ttl_ms(expires_at, now)]
         marker = layout.commit_marker(redis_keys[0], token)
         script_keys = redis_keys if marker is None else (*redis_keys, marker)
-        answer = yield _Eval(_COMMIT, script_keys, tuple(args))
+        answer = yield _Eval(_COMMIT, script_keys, tuple(args), write=True)
         if int(answer[0]) == 1:
             return commit.result
         raws = list(answer[1:])
@@ -681,6 +790,41 @@ def _admit_plan(
     return call.answer(reply, raws)
 
 
+@dataclass(frozen=True, slots=True)
+class _ReplicaWait:
+    """``WAIT replicas timeout``, sent after each write that acknowledges a caller's data (a
+    commit, a ``set``, a ``delete``) on the same connection, in the same round trip."""
+
+    replicas: int
+    timeout: float
+
+    @classmethod
+    def of(cls, options: RedisOptions | None) -> _ReplicaWait | None:
+        if options is None or options.wait_replicas == 0:
+            return None
+        return cls(options.wait_replicas, options.wait_timeout)
+
+    def command(self) -> tuple[str, int, int]:
+        return ("WAIT", self.replicas, max(1, math.ceil(self.timeout * 1000)))
+
+    def check(self, replies: Sequence[Any]) -> Any:
+        """The write's own reply, once the ``WAIT`` after it says enough replicas have it.
+
+        Raises:
+            ReplicationTimeoutError: fewer replicas confirmed the write in time.
+        """
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        confirmed = int(replies[1])
+        if confirmed < self.replicas:
+            raise ReplicationTimeoutError(
+                f"the write reached {confirmed} of the {self.replicas} replica(s) asked for "
+                f"within {self.timeout} s (wait_replicas)"
+            )
+        return replies[0]
+
+
 def _is_no_script(error: BaseException) -> bool:
     from redis.exceptions import NoScriptError
 
@@ -688,10 +832,20 @@ def _is_no_script(error: BaseException) -> bool:
 
 
 def _sync_client(options: RedisOptions) -> _SyncClient:
-    """The ``redis`` client a URL names: one server, or a cluster (which, being built, asks a
-    seed node for its map of slots)."""
+    """The ``redis`` client a URL names: one server, the primary that sentinels name, or a
+    cluster (which, being built, asks a seed node for its map of slots)."""
     import redis
 
+    if options.service_name is not None:
+        from redis.sentinel import Sentinel
+
+        sentinels = Sentinel(  # type: ignore[no-untyped-call]
+            options.seed_nodes(), sentinel_kwargs=options.sentinel_arguments()
+        )
+        primary: redis.Redis = sentinels.master_for(  # type: ignore[no-untyped-call]
+            options.service_name, **options.primary_arguments()
+        )
+        return primary
     if not options.cluster:
         return redis.Redis(**options.client_arguments())
     from redis.cluster import ClusterNode, RedisCluster
@@ -704,6 +858,16 @@ def _async_client(options: RedisOptions) -> _AsyncClient:
     """The ``redis.asyncio`` client a URL names (a cluster client connects on first use)."""
     import redis.asyncio
 
+    if options.service_name is not None:
+        from redis.asyncio.sentinel import Sentinel
+
+        sentinels = Sentinel(  # type: ignore[no-untyped-call]
+            options.seed_nodes(), sentinel_kwargs=options.sentinel_arguments(asyncio=True)
+        )
+        primary: redis.asyncio.Redis = sentinels.master_for(
+            options.service_name, **options.primary_arguments(asyncio=True)
+        )
+        return primary
     if not options.cluster:
         return redis.asyncio.Redis(**options.client_arguments(asyncio=True))
     from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -758,6 +922,15 @@ class _Connector:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+            for sentinel in _sentinels_of(client):
+                sentinel.close()
+
+
+def _sentinels_of(client: Any) -> list[Any]:
+    """The clients through which ``client``'s pool asks sentinels for the primary (none unless
+    the store was built from a Sentinel URL): closed with the store."""
+    manager = getattr(getattr(client, "connection_pool", None), "sentinel_manager", None)
+    return list(getattr(manager, "sentinels", ()))
 
 
 def _given(client: _SyncClient | None, connect: Callable[[], _SyncClient] | None) -> _Connector:
@@ -786,7 +959,7 @@ class RedisStore:
     """A :class:`~govcore.types.PipelinedStore` on Redis, shared by every process that uses it.
 
     Built from ``settings.store: redis://...`` (see :class:`RedisOptions` for the URL; add
-    ``cluster=true`` for a Redis Cluster). Expiry follows the injected clock: each value carries
+    ``cluster=true`` for a Redis Cluster, or use ``redis+sentinel://`` for Sentinel). Expiry follows the injected clock: each value carries
     its ``expires_at``; the server's own TTL only collects garbage, :data:`GC_MARGIN_SECONDS`
     later. Updates commit optimistically: one read, the mutation, then one script that writes
     everything only if nothing changed meanwhile (else the mutation runs again on the values the
@@ -816,6 +989,7 @@ class RedisStore:
         self._shown = f"RedisStore(prefix={prefix!r})"
         self._options: RedisOptions | None = None  # known when built from a URL
         self._async_twin: AsyncRedisStore | None = None
+        self._wait: _ReplicaWait | None = None  # wait_replicas of the URL
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> RedisStore:
@@ -829,6 +1003,7 @@ class RedisStore:
         store = cls(clock=clock, prefix=options.prefix, connect=lambda: _sync_client(options))
         store._shown = f"RedisStore({options.shown()!r})"
         store._options = options
+        store._wait = _ReplicaWait.of(options)
         return store
 
     def async_twin(self) -> AsyncRedisStore:
@@ -847,6 +1022,7 @@ class RedisStore:
             )
             self._async_twin._shown = f"AsyncRedisStore({options.shown()!r})"
             self._async_twin._options = options
+            self._async_twin._wait = _ReplicaWait.of(options)
         return self._async_twin
 
     def __repr__(self) -> str:
@@ -865,13 +1041,27 @@ class RedisStore:
     def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
-        self._connector.client().set(
-            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
+        redis_key = self._layout.key(key)
+        self._write(
+            redis_key, "SET", redis_key, encoded, "PX", self._layout.ttl_ms(expires_at, now)
         )
 
     @_replies_checked
     def delete(self, key: str) -> None:
-        self._connector.client().delete(self._layout.key(key))
+        redis_key = self._layout.key(key)
+        self._write(redis_key, "DEL", redis_key)
+
+    def _write(self, redis_key: str, *command: Any) -> Any:
+        """Send a write on ``redis_key``; with ``wait_replicas``, the ``WAIT`` after it on the
+        same connection (one round trip, on the key's node of a cluster)."""
+        client = self._connector.client()
+        if self._wait is None:
+            return client.execute_command(*command)  # type: ignore[no-untyped-call]
+        route = _route(client, redis_key)
+        pipe = client.pipeline(transaction=False)
+        pipe.execute_command(*command, **route)
+        pipe.execute_command(*self._wait.command(), **route)
+        return self._wait.check(pipe.execute(raise_on_error=False))
 
     @_replies_checked
     def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
@@ -896,6 +1086,17 @@ class RedisStore:
             self._layout, self._clock, key, limit, window_seconds, read, cluster=cluster
         )
         return self._run(plan)
+
+    def _eval_written(self, step: _Eval) -> Any:
+        """:meth:`_eval` of a write, answered once the replicas have it (``wait_replicas``)."""
+        command = ("EVALSHA", step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return self._write(step.keys[0], *command)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        self._connector.client().script_load(step.script.source)
+        return self._write(step.keys[0], *command)
 
     def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]) -> Any:
         client = self._connector.client()
@@ -939,7 +1140,10 @@ class RedisStore:
                 if isinstance(step, _Read):
                     answer = self._connector.client().mget(step.keys)
                 elif isinstance(step, _Eval):
-                    answer = self._eval(step.script, step.keys, step.args)
+                    if step.write and self._wait is not None:
+                        answer = self._eval_written(step)
+                    else:
+                        answer = self._eval(step.script, step.keys, step.args)
                 elif isinstance(step, _Beside):
                     answer = self._beside(step)
                 else:
@@ -971,6 +1175,7 @@ class AsyncRedisStore:
         self._shown = f"AsyncRedisStore(prefix={prefix!r})"
         self._options: RedisOptions | None = None  # known when built from a URL
         self._blocking_twin: RedisStore | None = None
+        self._wait: _ReplicaWait | None = None  # wait_replicas of the URL
 
     @classmethod
     def from_url(cls, url: str, *, clock: Clock = system_clock) -> AsyncRedisStore:
@@ -980,6 +1185,7 @@ class AsyncRedisStore:
         store = cls(_async_client(options), clock=clock, prefix=options.prefix)
         store._shown = f"AsyncRedisStore({options.shown()!r})"
         store._options = options
+        store._wait = _ReplicaWait.of(options)
         return store
 
     def blocking_twin(self) -> RedisStore:
@@ -996,6 +1202,7 @@ class AsyncRedisStore:
             )
             twin._shown = f"RedisStore({options.shown()!r})"
             twin._options = options
+            twin._wait = _ReplicaWait.of(options)
             self._blocking_twin = twin
         return self._blocking_twin
 
@@ -1005,6 +1212,8 @@ class AsyncRedisStore:
     async def aclose(self) -> None:
         """Close the pool's connections (and those of the :meth:`blocking_twin`, if made)."""
         await self._client.aclose()
+        for sentinel in _sentinels_of(self._client):
+            await sentinel.aclose()
         if self._blocking_twin is not None:
             self._blocking_twin.close()
 
@@ -1017,13 +1226,29 @@ class AsyncRedisStore:
     async def set(self, key: str, value: bytes, *, expires_at: float) -> None:
         now = self._clock()
         encoded = self._layout.encode(_new_token(), value, expires_at)
-        await self._client.set(
-            self._layout.key(key), encoded, px=self._layout.ttl_ms(expires_at, now)
-        )
+        redis_key = self._layout.key(key)
+        ttl = self._layout.ttl_ms(expires_at, now)
+        await self._write(redis_key, "SET", redis_key, encoded, "PX", ttl)
 
     @_replies_checked_async
     async def delete(self, key: str) -> None:
-        await self._client.delete(self._layout.key(key))
+        redis_key = self._layout.key(key)
+        await self._write(redis_key, "DEL", redis_key)
+
+    async def _write(self, redis_key: str, *command: Any) -> Any:
+        """As :meth:`RedisStore._write`."""
+        if self._wait is None:
+            return await self._client.execute_command(*command)
+        route: dict[str, Any] = {}
+        if self._cluster:
+            # The client learns the map of slots at its first command; this may be it.
+            cluster: redis.asyncio.cluster.RedisCluster = self._client  # type: ignore[assignment]
+            await cluster.initialize()
+            route["target_nodes"] = cluster.get_node_from_key(redis_key)
+        pipe = self._client.pipeline(transaction=False)
+        pipe.execute_command(*command, **route)
+        pipe.execute_command(*self._wait.command(), **route)
+        return self._wait.check(await pipe.execute(raise_on_error=False))
 
     @_replies_checked_async
     async def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
@@ -1048,6 +1273,17 @@ class AsyncRedisStore:
             self._layout, self._clock, key, limit, window_seconds, read, cluster=self._cluster
         )
         return await self._run(plan)
+
+    async def _eval_written(self, step: _Eval) -> Any:
+        """As :meth:`RedisStore._eval_written`."""
+        command = ("EVALSHA", step.script.sha, len(step.keys), *step.keys, *step.args)
+        try:
+            return await self._write(step.keys[0], *command)
+        except Exception as error:
+            if not _is_no_script(error):
+                raise
+        await self._client.script_load(step.script.source)
+        return await self._write(step.keys[0], *command)
 
     async def _eval(
         self, script: _Script, keys: Sequence[str], args: Sequence[bytes | str | int]
@@ -1084,7 +1320,10 @@ class AsyncRedisStore:
                 if isinstance(step, _Read):
                     answer = await self._client.mget(step.keys)
                 elif isinstance(step, _Eval):
-                    answer = await self._eval(step.script, step.keys, step.args)
+                    if step.write and self._wait is not None:
+                        answer = await self._eval_written(step)
+                    else:
+                        answer = await self._eval(step.script, step.keys, step.args)
                 elif isinstance(step, _Beside):
                     answer = await self._beside(step)
                 else:
@@ -1106,8 +1345,8 @@ class RedisDecisionLogSettings(SettingsSection):
     """The Redis decision log's own key of ``settings:``; setting it chooses the log."""
 
     decision_log_stream: Annotated[str | None, Field(min_length=1, repr=False)] = None
-    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://`` or
-    ``rediss://`` URL with optional ``stream`` (the stream's key, default
+    """Append decisions to a Redis stream instead of keeping them in memory: a ``redis://``,
+    ``rediss://`` or ``redis+sentinel://`` URL with optional ``stream`` (the stream's key, default
     ``govcore:decisions``) and ``maxlen`` (trimmed to about that many entries, default
     1000000) parameters; needs ``govcore[redis]``. Not together with ``decision_log_path``.
     Kept out of ``repr``: a URL may hold a password."""

@@ -129,6 +129,13 @@ class GovernanceApp:
         self.readiness_timeout = readiness_timeout
         self.body_timeout = body_timeout
         self._openapi: bytes | None = None
+        self.stopping = False
+        """Set by :meth:`begin_stop`: the server is draining, and ``/readyz`` answers 503."""
+
+    def begin_stop(self) -> None:
+        """Report not ready from now on (``/readyz`` answers 503 ``stopping``) while the
+        requests in flight finish: ``govcore serve`` calls it on SIGTERM."""
+        self.stopping = True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -250,6 +257,8 @@ class GovernanceApp:
         return f"{message}: the API is served under {self.mount} (try {suggested})"
 
     async def _readiness(self) -> HttpResponse:
+        if self.stopping:
+            return _json_response(503, {"status": "unavailable", "reason": "stopping"})
         try:
             await asyncio.wait_for(self.governance.ping(), self.readiness_timeout)
         except (BackendError, TimeoutError) as exc:

@@ -3,6 +3,11 @@
 With one worker the application is built here and handed to uvicorn; with several, uvicorn
 starts each worker process from an import string, so every worker builds its own from the
 configuration path in the environment variable :data:`CONFIG_ENV`.
+
+A graceful stop (SIGTERM, or SIGINT): the application reports not ready (``/readyz`` 503), the
+server stops accepting connections, the requests in flight get up to ``graceful_timeout``
+seconds to finish (any still running then are cancelled), the governance is closed, which
+flushes the decision log, and the process exits with status 0 (docs/server.md, "Stopping").
 """
 
 from __future__ import annotations
@@ -10,17 +15,36 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import signal
 import sys
+import threading
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
 
-__all__ = ["CONFIG_ENV", "ServerExtraMissingError", "app_from_environment", "build_app", "serve"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = [
+    "CONFIG_ENV",
+    "DEFAULT_GRACEFUL_TIMEOUT",
+    "ServerExtraMissingError",
+    "app_from_environment",
+    "build_app",
+    "serve",
+]
 
 CONFIG_ENV = "GOVCORE_CONFIG"
 """The environment variable through which each worker process learns the configuration path."""
 
 _FACTORY = "govcore.server.serve:app_from_environment"
+
+DEFAULT_GRACEFUL_TIMEOUT = 30.0
+"""Seconds the requests in flight get to finish after SIGTERM (``--graceful-timeout``): as long
+as Kubernetes waits by default before it sends SIGKILL."""
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class ServerExtraMissingError(RuntimeError):
@@ -47,18 +71,48 @@ def app_from_environment() -> GovernanceApp:
     config = os.environ.get(CONFIG_ENV)
     if not config:
         raise RuntimeError(f"{CONFIG_ENV} must name the configuration file")
-    return build_app(config)
+    app = build_app(config)
+    _report_not_ready_on_stop(app)
+    return app
 
 
-def serve(app: GovernanceApp | None, config: str, *, host: str, port: int, workers: int) -> None:
-    """Run the server until it is stopped (SIGINT or SIGTERM).
+def _report_not_ready_on_stop(app: GovernanceApp) -> None:
+    """In a worker process: a stop signal makes ``app`` report not ready, then goes on to the
+    handler uvicorn's server installed before it built the application (which drains)."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers belong to the main thread (and uvicorn installs none elsewhere)
+    for number in _STOP_SIGNALS:
+        previous = signal.getsignal(number)
+        if not callable(previous):
+            continue  # not started by uvicorn's server (which installs its handler first)
+
+        def stop(sig: int, frame: FrameType | None, previous: Any = previous) -> None:
+            app.begin_stop()
+            previous(sig, frame)
+
+        signal.signal(number, stop)
+
+
+def serve(
+    app: GovernanceApp | None,
+    config: str,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    graceful_timeout: float = DEFAULT_GRACEFUL_TIMEOUT,
+) -> None:
+    """Run the server until it is stopped (SIGINT or SIGTERM), then stop gracefully (see the
+    module).
 
     Args:
         app: the application, with one worker; ``None`` with several (each builds its own).
         config: the configuration file's path, handed to the workers.
+        graceful_timeout: seconds the requests in flight get to finish once stopped.
 
     Raises:
         ServerExtraMissingError: uvicorn is not installed.
+        SystemExit: the server did not start (status 3, as uvicorn's own).
     """
     if importlib.util.find_spec("uvicorn") is None:
         raise ServerExtraMissingError()
@@ -66,14 +120,39 @@ def serve(app: GovernanceApp | None, config: str, *, host: str, port: int, worke
 
     _log_access_lines()
     # uvicorn's own access log is off: the application writes its lines (govcore.access).
+    common: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "access_log": False,
+        "lifespan": "on",
+        "timeout_graceful_shutdown": graceful_timeout,
+    }
     if workers == 1 and app is not None:
-        uvicorn.run(app, host=host, port=port, access_log=False, lifespan="on")
+        server = _graceful_server(uvicorn.Config(app, **common), app)
+        server.run()
+        if not server.started:
+            raise SystemExit(3)
         return
     os.environ[CONFIG_ENV] = os.path.abspath(config)
-    uvicorn.run(
-        _FACTORY, factory=True, workers=workers, host=host, port=port, access_log=False,
-        lifespan="on",
-    )  # fmt: skip
+    uvicorn.run(_FACTORY, factory=True, workers=workers, **common)
+
+
+def _graceful_server(config: uvicorn.Config, app: GovernanceApp) -> uvicorn.Server:
+    """A ``uvicorn.Server`` that makes ``app`` report not ready as it starts to stop, and
+    exits with status 0 after a SIGTERM (uvicorn's own raises the signal again once stopped,
+    so that the process ends killed by it: an orchestrator's ordinary stop would then look
+    like a crash)."""
+    import uvicorn
+
+    class GracefulServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            app.begin_stop()
+            if sig == signal.SIGTERM and not self.should_exit:
+                self.should_exit = True
+                return
+            super().handle_exit(sig, frame)
+
+    return GracefulServer(config=config)
 
 
 def _log_access_lines() -> None:

@@ -7,7 +7,8 @@ have: subclass it in a pytest module and provide a ``make_store(clock)`` method.
 ``PipelinedStoreConformance`` / ``AsyncPipelinedStoreConformance`` hold the behaviour of the
 optional ``admit`` and ``reads`` (skipped for a store without them). ``RedisServer``
 (:mod:`govcore.testing.redis`) starts a throwaway ``redis-server`` for tests, ``RedisCluster``
-a throwaway Redis Cluster of a few of them.
+a throwaway Redis Cluster of a few of them, ``RedisSentinel`` a primary, a replica and three
+sentinels.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from govcore.testing.async_store import AsyncStoreConformance
 from govcore.testing.clock import FakeClock
 from govcore.testing.pipelined import AsyncPipelinedStoreConformance, PipelinedStoreConformance
-from govcore.testing.redis import RedisCluster, RedisServer, RedisServerError
+from govcore.testing.redis import RedisCluster, RedisSentinel, RedisServer, RedisServerError
 from govcore.testing.store import StoreConformance
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "FakeClock",
     "PipelinedStoreConformance",
     "RedisCluster",
+    "RedisSentinel",
     "RedisServer",
     "RedisServerError",
     "StoreConformance",

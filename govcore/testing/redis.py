@@ -1,5 +1,6 @@
-"""Throwaway Redis for tests: a ``redis-server`` on a free port (:class:`RedisServer`), or a
-Redis Cluster of a few of them (:class:`RedisCluster`), stopped and restarted at will."""
+"""Throwaway Redis for tests: a ``redis-server`` on a free port (:class:`RedisServer`), a
+Redis Cluster of a few of them (:class:`RedisCluster`), or a primary with replicas watched by
+Redis Sentinel (:class:`RedisSentinel`), stopped, killed and restarted at will."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["RedisCluster", "RedisServer", "RedisServerError"]
+__all__ = ["RedisCluster", "RedisSentinel", "RedisServer", "RedisServerError"]
 
 
 class RedisServerError(RuntimeError):
@@ -68,12 +69,27 @@ class RedisServer:
         """Start the server and wait until it answers ``PING``."""
         if self.running:
             return self
+        command = self._command_line()
+        log = Path(self._directory.name, "server.log").open("ab")  # noqa: SIM115 - the child's
+        with log:
+            self._process = subprocess.Popen(  # noqa: S603 - a fixed binary and our own arguments
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+        deadline = time.monotonic() + self.startup_timeout
+        while not self.ping():
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RedisServerError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.01)
+        return self
+
+    def _command_line(self) -> list[str]:
         persistence = (
             ["--appendonly", "yes", "--appendfsync", "always"]
             if self.persistent
             else ["--appendonly", "no"]
         )
-        command = [
+        return [
             self.executable,
             "--port",
             str(self.port),
@@ -90,18 +106,6 @@ class RedisServer:
             "warning",
             *self.arguments,
         ]
-        log = Path(self._directory.name, "server.log").open("ab")  # noqa: SIM115 - the child's
-        with log:
-            self._process = subprocess.Popen(  # noqa: S603 - a fixed binary and our own arguments
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-        deadline = time.monotonic() + self.startup_timeout
-        while not self.ping():
-            if self._process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RedisServerError(f"redis-server did not start on port {self.port}")
-            time.sleep(0.01)
-        return self
 
     def stop(self, *, kill: bool = False) -> None:
         """Stop the server (``kill=True``: at once, as a crash would)."""
@@ -163,18 +167,23 @@ _BUS_PORT_OFFSET = 10000  # a cluster node also listens on its port + 10000 (the
 
 
 class RedisCluster:
-    """A Redis Cluster of ``redis-server`` primaries from ``PATH``, without replicas or persistence.
+    """A Redis Cluster of ``redis-server`` primaries from ``PATH``, optionally with replicas,
+    without persistence.
 
     Each node is a :class:`RedisServer` started with ``--cluster-enabled yes``; the slots are
     split into equal ranges, one per node (``CLUSTER ADDSLOTS``), and the nodes are introduced to
     each other (``CLUSTER MEET``), which is what ``redis-cli --cluster create`` does, without
     needing ``redis-cli``. :meth:`start` returns once every node reports ``cluster_state:ok``.
     A node's :meth:`RedisServer.restart` keeps its slots (its cluster configuration file stays)
-    and loses its data.
+    and loses its data. With ``replicas``, each primary gets that many replicas
+    (``CLUSTER REPLICATE``), and a primary that stops answering for ``node_timeout_ms`` is
+    replaced by one of them (a failover); :meth:`start` then also waits until every replica
+    holds a copy of its primary.
 
     Args:
         executable: the ``redis-server`` binary (default: found on ``PATH``).
         primaries: how many nodes share the slots (at least 1).
+        replicas: replicas of each primary (default none).
         node_timeout_ms: ``cluster-node-timeout``: how long a node may be unreachable before the
             others declare it failed (and, without replicas, the cluster down).
         startup_timeout: seconds to wait for each node to answer, and for the cluster to form.
@@ -185,29 +194,49 @@ class RedisCluster:
         executable: str | None = None,
         *,
         primaries: int = 3,
+        replicas: int = 0,
         node_timeout_ms: int = 5000,
         startup_timeout: float = 20.0,
     ) -> None:
         if primaries < 1:
             raise ValueError("a Redis Cluster needs at least one primary")
         self.startup_timeout = startup_timeout
-        self.nodes = [
-            RedisServer(
+        arguments = (
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            str(node_timeout_ms),
+            # A replica's first copy starts at once, not after the default 5 s wait.
+            "--repl-diskless-sync-delay",
+            "0",
+        )
+
+        def node() -> RedisServer:
+            return RedisServer(
                 executable,
                 startup_timeout=startup_timeout,
                 port=_free_cluster_port(),
-                arguments=(
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    "nodes.conf",
-                    "--cluster-node-timeout",
-                    str(node_timeout_ms),
-                ),
+                arguments=arguments,
             )
-            for _ in range(primaries)
-        ]
+
+        self.nodes = [node() for _ in range(primaries)]
+        """The nodes that first served the slots, in the order of their slot ranges."""
+        self.replicas = [[node() for _ in range(replicas)] for _ in range(primaries)]
+        """The replicas that first followed each of :attr:`nodes`."""
         self._formed = False
+
+    def every_node(self) -> list[RedisServer]:
+        """The first primaries, then every replica."""
+        return [*self.nodes, *(replica for group in self.replicas for replica in group)]
+
+    def server_on(self, port: int) -> RedisServer:
+        """The node listening on ``port``."""
+        for server in self.every_node():
+            if server.port == port:
+                return server
+        raise KeyError(port)
 
     @property
     def ports(self) -> list[int]:
@@ -223,12 +252,13 @@ class RedisCluster:
     def start(self) -> RedisCluster:
         """Start every node, form the cluster (the first time), and wait until it is ``ok``."""
         try:
-            for node in self.nodes:
+            for node in self.every_node():
                 node.start()
             if not self._formed:
                 self._form()
                 self._formed = True
             self.wait_until_ok()
+            self._wait_until_copied()
         except BaseException:
             self.stop()
             raise
@@ -240,13 +270,34 @@ class RedisCluster:
             first = index * CLUSTER_SLOTS // count
             last = (index + 1) * CLUSTER_SLOTS // count
             _command(node.port, "CLUSTER", "ADDSLOTS", *map(str, range(first, last)))
-        for node in self.nodes[1:]:
+        for node in self.every_node()[1:]:
             _command(self.nodes[0].port, "CLUSTER", "MEET", "127.0.0.1", str(node.port))
+        deadline = time.monotonic() + self.startup_timeout
+        for primary, group in zip(self.nodes, self.replicas, strict=True):
+            primary_id = _command(primary.port, "CLUSTER", "MYID").decode()
+            for replica in group:
+                while True:  # until the replica has heard of the primary (gossip)
+                    try:
+                        _command(replica.port, "CLUSTER", "REPLICATE", primary_id)
+                        break
+                    except RedisServerError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.05)
+
+    def _wait_until_copied(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        for group in self.replicas:
+            for replica in group:
+                while b"master_link_status:up" not in _command(replica.port, "INFO", "replication"):
+                    if time.monotonic() > deadline:
+                        raise RedisServerError(f"the replica on {replica.port} did not sync")
+                    time.sleep(0.05)
 
     def wait_until_ok(self) -> None:
         """Return once every node answers ``cluster_state:ok`` (raise after the timeout)."""
         deadline = time.monotonic() + self.startup_timeout
-        while not all(self.state(node.port) == "ok" for node in self.nodes):
+        while not all(self.state(node.port) == "ok" for node in self.every_node()):
             if time.monotonic() > deadline:
                 raise RedisServerError(f"the Redis Cluster on ports {self.ports} did not form")
             time.sleep(0.05)
@@ -265,12 +316,12 @@ class RedisCluster:
 
     def stop(self) -> None:
         """Stop every node (their configuration files stay: :meth:`start` brings them back)."""
-        for node in self.nodes:
+        for node in self.every_node():
             node.stop()
 
     def close(self) -> None:
         """Stop every node and remove their directories."""
-        for node in self.nodes:
+        for node in self.every_node():
             node.close()
 
     def __enter__(self) -> RedisCluster:
@@ -283,6 +334,240 @@ class RedisCluster:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class _SentinelProcess(RedisServer):
+    """One sentinel: ``redis-server <its configuration file> --sentinel`` (a sentinel rewrites
+    that file as it learns the deployment, so each has its own, in its own directory)."""
+
+    def __init__(
+        self, executable: str | None, *, service_name: str, primary_port: int, timing: str
+    ) -> None:
+        super().__init__(executable)
+        self._configuration = "\n".join(
+            [
+                f"port {self.port}",
+                "bind 127.0.0.1",
+                f"dir {self._directory.name}",
+                f"sentinel monitor {service_name} 127.0.0.1 {primary_port} 2",
+                timing,
+                "",
+            ]
+        )
+
+    def _command_line(self) -> list[str]:
+        path = Path(self._directory.name, "sentinel.conf")
+        if not path.exists():  # a restarted sentinel keeps what it has learned
+            path.write_text(self._configuration, encoding="utf-8")
+        return [self.executable, str(path), "--sentinel", "--loglevel", "warning"]
+
+
+class RedisSentinel:
+    """A primary, its replicas and three sentinels watching them, each a process from ``PATH``
+    (``redis-server``, the sentinels as ``redis-server --sentinel``), without persistence.
+
+    :meth:`start` returns once every sentinel knows the primary, every replica and the other
+    sentinels, so that killing the primary is followed by a failover. :meth:`primary_port`
+    asks a sentinel which server is the primary now.
+
+    Args:
+        executable: the ``redis-server`` binary (default: found on ``PATH``).
+        service_name: the name the sentinels know the primary by.
+        replicas: how many replicas follow the primary (at least 1).
+        down_after_ms: how long the primary may not answer before a sentinel thinks it down
+            (two of the three must agree, the quorum, before one of them fails it over).
+        failover_timeout_ms: Sentinel's ``failover-timeout``: among others, how long before a
+            failed failover is tried again.
+        startup_timeout: seconds to wait for each process, and for the sentinels to meet.
+    """
+
+    def __init__(
+        self,
+        executable: str | None = None,
+        *,
+        service_name: str = "govcore",
+        replicas: int = 1,
+        down_after_ms: int = 1000,
+        failover_timeout_ms: int = 3000,
+        startup_timeout: float = 30.0,
+    ) -> None:
+        if replicas < 1:
+            raise ValueError("a Sentinel deployment needs at least one replica to fail over to")
+        self.service_name = service_name
+        self.startup_timeout = startup_timeout
+        # Without the default 5 s wait before a full copy to a replica starts (in case more
+        # replicas ask at once), a replica holds the primary's data as soon as it is started.
+        # Every server gets it: a replica becomes the primary of the others after a failover.
+        at_once = ("--repl-diskless-sync-delay", "0")
+        self.primary = RedisServer(executable, startup_timeout=startup_timeout, arguments=at_once)
+        follow = (*at_once, "--replicaof", "127.0.0.1", str(self.primary.port))
+        self.replicas = [
+            RedisServer(executable, startup_timeout=startup_timeout, arguments=follow)
+            for _ in range(replicas)
+        ]
+        timing = "\n".join(
+            [
+                f"sentinel down-after-milliseconds {service_name} {down_after_ms}",
+                f"sentinel failover-timeout {service_name} {failover_timeout_ms}",
+                f"sentinel parallel-syncs {service_name} 1",
+            ]
+        )
+        self.sentinels: list[RedisServer] = [
+            _SentinelProcess(
+                executable,
+                service_name=service_name,
+                primary_port=self.primary.port,
+                timing=timing,
+            )
+            for _ in range(3)
+        ]
+
+    @property
+    def servers(self) -> list[RedisServer]:
+        """The data servers: the first primary, then the replicas (roles change on failover)."""
+        return [self.primary, *self.replicas]
+
+    @property
+    def url(self) -> str:
+        """``redis+sentinel://127.0.0.1:<port>,.../<service name>/0``."""
+        hosts = ",".join(f"127.0.0.1:{sentinel.port}" for sentinel in self.sentinels)
+        return f"redis+sentinel://{hosts}/{self.service_name}/0"
+
+    def start(self) -> RedisSentinel:
+        """Start every process and wait until the sentinels know the whole deployment."""
+        try:
+            for server in [*self.servers, *self.sentinels]:
+                server.start()
+            self.wait_until_watched()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def wait_until_watched(self) -> None:
+        """Return once every replica holds a copy of the primary and every sentinel knows the
+        primary, every replica and the two other sentinels (raise after the timeout)."""
+        deadline = time.monotonic() + self.startup_timeout
+        while not self._watched():
+            if time.monotonic() > deadline:
+                raise RedisServerError("the sentinels did not learn the deployment in time")
+            time.sleep(0.05)
+
+    def _watched(self) -> bool:
+        for replica in self.replicas:
+            try:
+                info = _command(replica.port, "INFO", "replication")
+            except (OSError, RedisServerError):
+                return False
+            if b"master_link_status:up" not in info:
+                return False  # not yet a copy of the primary
+        for sentinel in self.sentinels:
+            try:
+                state = _fields(_array(sentinel.port, "SENTINEL", "MASTER", self.service_name))
+            except (OSError, RedisServerError):
+                return False
+            if int(state.get("num-slaves", "0")) < len(self.replicas):
+                return False
+            if int(state.get("num-other-sentinels", "0")) < len(self.sentinels) - 1:
+                return False
+            if "s_down" in state.get("flags", "") or "o_down" in state.get("flags", ""):
+                return False
+        return True
+
+    def primary_port(self) -> int | None:
+        """The port of the server a sentinel names as the primary now (``None`` when no
+        sentinel answers)."""
+        for sentinel in self.sentinels:
+            try:
+                address = _array(
+                    sentinel.port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.service_name
+                )
+            except (OSError, RedisServerError):
+                continue
+            if len(address) == 2:
+                return int(address[1])
+        return None
+
+    def server_on(self, port: int) -> RedisServer:
+        """The data server listening on ``port``."""
+        for server in self.servers:
+            if server.port == port:
+                return server
+        raise KeyError(port)
+
+    def stop(self) -> None:
+        """Stop every process."""
+        for process in [*self.sentinels, *self.servers]:
+            process.stop()
+
+    def close(self) -> None:
+        """Stop every process and remove their directories."""
+        for process in [*self.sentinels, *self.servers]:
+            process.close()
+
+    def __enter__(self) -> RedisSentinel:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _fields(flat: list[bytes]) -> dict[str, str]:
+    """A flat ``[name, value, name, value, ...]`` reply as a mapping."""
+    texts = [item.decode() for item in flat]
+    return dict(zip(texts[::2], texts[1::2], strict=True))
+
+
+def _array(port: int, *parts: str, timeout: float = 2.0) -> list[bytes]:
+    """Send one command whose reply is an array of bulk strings (``SENTINEL MASTER``); its
+    items, raw (a nil array is empty). An error reply raises :class:`RedisServerError`."""
+    request = f"*{len(parts)}\r\n".encode() + b"".join(
+        f"${len(part.encode())}\r\n".encode() + part.encode() + b"\r\n" for part in parts
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(request)
+        received = b""
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise RedisServerError(f"the server on port {port} closed the connection")
+            received += chunk
+            items = _read_array(received, port)
+            if items is not None:
+                return items
+
+
+def _read_array(received: bytes, port: int) -> list[bytes] | None:
+    """The items of the array reply in ``received``, or ``None`` while it is incomplete."""
+    header, separator, rest = received.partition(b"\r\n")
+    if not separator:
+        return None
+    if header.startswith(b"-"):
+        raise RedisServerError(f"port {port} answered {header[1:]!r}")
+    if not header.startswith(b"*"):
+        raise RedisServerError(f"an unexpected reply from port {port}: {header[:40]!r}")
+    count = int(header[1:])
+    items: list[bytes] = []
+    for _ in range(max(count, 0)):
+        line, separator, rest = rest.partition(b"\r\n")
+        if not separator:
+            return None
+        if line.startswith(b"$"):
+            length = int(line[1:])
+            if len(rest) < length + 2:
+                return None
+            items.append(rest[:length])
+            rest = rest[length + 2 :]
+        elif line[:1] in (b"+", b":"):
+            items.append(line[1:])
+        else:  # a nested array (SENTINEL MASTER has none) is not read here
+            raise RedisServerError(f"an unexpected item in a reply from port {port}")
+    return items
 
 
 def _free_cluster_port() -> int:

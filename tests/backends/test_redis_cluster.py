@@ -12,7 +12,7 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -36,6 +36,12 @@ from govcore.testing import (
     StoreConformance,
 )
 from govcore.types import AsyncStore, Store
+from tests.backends.failover_load import (
+    FAST,
+    check_nothing_lost_or_repeated,
+    run_tasks,
+    run_threads,
+)
 from tests.support import bearer, decision, policy, require_redis, turn
 
 require_redis()
@@ -430,3 +436,88 @@ def test_the_decision_log_stream_on_the_cluster(
     assert _call(gov, _tenant_key("acme"), "POST", "/check-tool-call", tool_call)[0] == 200
     gov.close()
     assert admin.xlen(other) == 1
+
+
+# --- wait_replicas ------------------------------------------------------------------------------
+
+
+def test_wait_replicas_on_the_cluster_waits_on_each_keys_own_node(cluster: RedisCluster) -> None:
+    """With wait_replicas, a write on any node (these primaries have no replica) is applied
+    there and then refused with ReplicationTimeoutError: the WAIT went to the key's own node
+    (on another node it would answer a MOVED error, not a count of replicas)."""
+    from govcore.backends.redis import ReplicationTimeoutError
+    from govcore.types import StoreWrite
+
+    clock = FakeClock()
+    url = f"{_url(cluster, _prefix())}&wait_replicas=1&wait_timeout=0.05"
+    store = store_from_url(url, clock=clock)
+    for key in ("a", "b", "c", "{t}x"):
+        with pytest.raises(ReplicationTimeoutError):
+            store.update(key, lambda _value, now: StoreWrite(b"x", now + 60, None))
+        assert store.get(key) == b"x"
+
+    async def scenario() -> None:
+        astore = async_store_from_url(url, clock=clock)
+        for key in ("d", "e", "f"):
+            with pytest.raises(ReplicationTimeoutError):
+                await astore.set(key, b"y", expires_at=clock() + 60)
+            assert await astore.get(key) == b"y"
+        await astore.aclose()  # type: ignore[attr-defined]
+
+    asyncio.run(scenario())
+    store.close()  # type: ignore[attr-defined]
+
+
+# --- a failover under load ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def replicated_cluster() -> Iterator[RedisCluster]:
+    """Three primaries with a replica each, failing a primary over after 1 s of silence."""
+    require_redis()
+    with RedisCluster(replicas=1, node_timeout_ms=1000) as started:
+        yield started
+
+
+def _kill_the_primary_of_the_tenant(cluster: RedisCluster, prefix: str) -> Callable[[], None]:
+    """A function that SIGKILLs the node serving the test tenant's conversations."""
+    client = ClusterClient(startup_nodes=[ClusterNode("127.0.0.1", cluster.ports[0])])
+    port = _node_of(client, prefix + conversation_key("acme", "load-0"))
+    client.close()
+    return lambda: cluster.server_on(port).stop(kill=True)
+
+
+def test_a_failover_under_load_on_the_cluster(replicated_cluster: RedisCluster) -> None:
+    """Four threads record turns with idempotency keys; the primary holding the tenant's keys
+    is killed with SIGKILL a third of the way in and its replica takes over: every answer is
+    200 or 503, every turn is recorded once, each refused turn is answered within 10 s."""
+    prefix = _prefix()
+    kill = _kill_the_primary_of_the_tenant(replicated_cluster, prefix)
+    url = f"{_url(replicated_cluster, prefix)}&{FAST}"
+    check_nothing_lost_or_repeated(*run_threads(url, kill))
+
+
+@pytest.mark.slow
+def test_a_failover_under_load_on_the_cluster_through_the_asyncio_store(
+    replicated_cluster: RedisCluster,
+) -> None:
+    """The same failover served by AsyncGovernance, four tasks at once."""
+    prefix = _prefix()
+    kill = _kill_the_primary_of_the_tenant(replicated_cluster, prefix)
+    url = f"{_url(replicated_cluster, prefix)}&{FAST}"
+    check_nothing_lost_or_repeated(*run_tasks(url, kill))
+
+
+def test_wait_replicas_on_the_cluster_acknowledges_what_the_replica_has(
+    replicated_cluster: RedisCluster,
+) -> None:
+    """With a replica per primary, wait_replicas=1 writes are acknowledged, on every node."""
+    from govcore.types import StoreWrite
+
+    clock = FakeClock()
+    url = f"{_url(replicated_cluster, _prefix())}&wait_replicas=1&wait_timeout=2"
+    store = store_from_url(url, clock=clock)
+    for key in ("a", "b", "c", "{t}x"):
+        assert store.update(key, lambda _value, now: StoreWrite(b"x", now + 60, "done")) == "done"
+        assert store.get(key) == b"x"
+    store.close()  # type: ignore[attr-defined]

@@ -323,7 +323,7 @@ def test_unknown_scheme_names_the_setting_and_choices_without_credentials() -> N
         store_from_url(f"mongodb://admin:{SECRET}@host:27017/0", clock=FakeClock())
     problem = _problem(caught)
     assert problem.startswith("settings.store: unknown scheme 'mongodb'")
-    assert "known: memory://, redis://, rediss://" in problem
+    assert "known: memory://, redis://, redis+sentinel://, rediss://, rediss+sentinel://" in problem
     assert "host:27017/0" in problem
     assert SECRET not in str(caught.value)
     assert "admin" not in str(caught.value)

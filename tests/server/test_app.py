@@ -424,6 +424,27 @@ def test_health_and_readiness_follow_the_store() -> None:
         assert call(app, "GET", "/readyz").status_code == 200
 
 
+def test_once_stopping_readiness_is_503_and_requests_are_still_served(
+    app: GovernanceApp,
+) -> None:
+    """After begin_stop (SIGTERM in govcore serve) /readyz says stopping, while /healthz and the
+    requests still in flight are answered."""
+    assert call(app, "GET", "/readyz").status_code == 200
+    app.begin_stop()
+    ready = call(app, "GET", "/readyz")
+    assert ready.status_code == 503
+    assert ready.json() == {"status": "unavailable", "reason": "stopping"}
+    assert call(app, "GET", "/healthz").status_code == 200
+    checked = call(
+        app,
+        "POST",
+        "/api/v1/agent/governance/post-inference",
+        headers={"Authorization": f"Bearer {CHECKS_KEY}"},
+        json={"sessionId": "s", "output": "fine"},
+    )
+    assert checked.status_code == 200
+
+
 def test_readiness_is_503_when_the_probe_hangs(governance: govcore.Governance) -> None:
     class Hanging(ThreadedGovernance):
         async def ping(self) -> None:

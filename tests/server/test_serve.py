@@ -3,8 +3,15 @@ command's refusals before uvicorn starts."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import importlib.util
 import json
+import logging
+import os
+import signal
+import socket
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -178,3 +185,89 @@ def test_several_workers_on_the_in_memory_store_are_warned_about(
         assert "settings.store: redis://" in err
     else:
         assert err == ""
+
+
+# --- a graceful stop ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="needs the server extra")
+def test_sigterm_finishes_the_request_in_flight_flushes_the_log_and_exits_0(
+    tmp_path: Path, running_server: Callable[..., Any]
+) -> None:
+    """SIGTERM while a request is in flight: the server stops accepting connections, the
+    request is still answered, the decision log is flushed, and the process exits with 0."""
+    log_path = tmp_path / "decisions.jsonl"
+    config = tmp_path / "govcore.json"
+    config.write_text(json.dumps(checks_config(decision_log_path=str(log_path))), "utf-8")
+    body = json.dumps(
+        {"sessionId": "s-stop", "output": "Your card 4111 1111 1111 1111 is on file."}
+    ).encode()
+    with running_server(config) as server:
+        port = int(server.base_url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+            head = (
+                f"POST {PREFIX}/governance/post-inference HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+                f"authorization: Bearer {CHECKS_KEY}\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(body)}\r\n\r\n"
+            )
+            # The request is in flight: its headers are in, the application waits for the
+            # rest of its body (a second is ample for the server to read the headers).
+            connection.sendall(head.encode() + body[:10])
+            time.sleep(1.0)
+            os.kill(server.process.pid, signal.SIGTERM)
+            _wait_for(lambda: not _answers(server), server)  # no longer accepting
+            connection.sendall(body[10:])
+            answer = _read_response(connection)
+        assert server.process.wait(timeout=60) == 0, server.log()
+    assert answer.startswith(b"HTTP/1.1 200"), answer
+    assert b'"safe":false' in answer
+    decisions = [json.loads(line) for line in log_path.read_text("utf-8").splitlines()]
+    assert [d["endpoint"] for d in decisions] == ["post-inference"]
+
+
+def _answers(server: Any) -> bool:
+    """Whether the server accepts a connection and answers ``/healthz`` now."""
+    try:
+        return httpx.get(server.base_url + "/healthz", timeout=1.0).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _wait_for(condition: Callable[[], bool], server: Any) -> None:
+    deadline = time.monotonic() + 20
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the server did not get there in time:\n{server.log()}")
+        time.sleep(0.05)
+
+
+def _read_response(connection: socket.socket) -> bytes:
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def test_a_workers_stop_signal_makes_its_application_report_not_ready(
+    config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's application, built by app_from_environment under uvicorn's signal handler,
+    reports not ready on SIGTERM and still hands the signal to that handler (which drains)."""
+    from govcore.server.serve import CONFIG_ENV, app_from_environment
+
+    monkeypatch.setenv(CONFIG_ENV, str(config_file))
+    # The worker's factory sets up the access log's handler: undone after the test.
+    access = logging.getLogger("govcore.access")
+    for name in ("handlers", "propagate", "level"):
+        monkeypatch.setattr(access, name, copy.copy(getattr(access, name)))
+    received: list[int] = []
+    uvicorns = signal.signal(signal.SIGTERM, lambda sig, _frame: received.append(sig))
+    try:
+        app = app_from_environment()
+        assert not app.stopping
+        signal.raise_signal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, uvicorns)
+    assert app.stopping
+    assert received == [signal.SIGTERM]
+    asyncio.run(app.governance.aclose())
