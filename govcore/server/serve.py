@@ -14,6 +14,7 @@ import sys
 
 from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
+from govcore.telemetry import metrics_available
 
 __all__ = ["CONFIG_ENV", "ServerExtraMissingError", "app_from_environment", "build_app", "serve"]
 
@@ -38,7 +39,8 @@ def build_app(config: str) -> GovernanceApp:
     Raises:
         ConfigError: the configuration is invalid.
     """
-    return create_app(AsyncGovernance.from_config(config))
+    # /metrics: the server extra brings prometheus-client; without it the rest still serves.
+    return create_app(AsyncGovernance.from_config(config, metrics=metrics_available()))
 
 
 def app_from_environment() -> GovernanceApp:

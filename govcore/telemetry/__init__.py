@@ -27,9 +27,10 @@ import functools
 import importlib.util
 import threading
 import weakref
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from govcore.telemetry._readings import Readings
 
 if TYPE_CHECKING:
     from govcore.telemetry._prometheus import Instruments
@@ -60,22 +61,6 @@ def tracing_available() -> bool:
         return importlib.util.find_spec("opentelemetry.trace") is not None
     except ModuleNotFoundError:  # no ``opentelemetry`` package at all
         return False
-
-
-@dataclass(frozen=True, slots=True)
-class Readings:
-    """What a facade reports when metrics are scraped (counted elsewhere, read only then).
-
-    Attributes:
-        decisions_dropped: decision records dropped because the queue to the sink was full.
-        evictions: entries the store evicted for capacity, by namespace (a store that counts
-            them: the memory store; Redis counts its own, as ``evicted_keys`` in ``INFO``).
-        policy_set_versions: the version of the policy set each tenant serves.
-    """
-
-    decisions_dropped: int = 0
-    evictions: Mapping[str, int] = field(default_factory=dict)
-    policy_set_versions: Mapping[str, str] = field(default_factory=dict)
 
 
 class Metrics:

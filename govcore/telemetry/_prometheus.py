@@ -16,7 +16,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import CounterMetricFamily, InfoMetricFamily, Metric
 
 if TYPE_CHECKING:
-    from govcore.telemetry import Readings
+    from govcore.telemetry._readings import Readings
 
 __all__ = ["EndpointInstruments", "Instruments", "StoreInstruments"]
 

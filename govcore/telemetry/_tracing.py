@@ -7,14 +7,21 @@ as the global tracer provider, and by nothing until it has.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 from opentelemetry import context, propagate, trace
 
 from govcore._version import __version__
 
-__all__ = ["CLIENT", "ERROR", "TRACER_NAME", "joined", "live_tracer", "parent_context"]
+__all__ = [
+    "CLIENT",
+    "ERROR",
+    "TRACER_NAME",
+    "current",
+    "live_tracer",
+    "parent_context",
+    "remote_parent",
+]
 
 TRACER_NAME = "govcore"
 """The tracer's name (the instrumentation scope of every govcore span)."""
@@ -38,17 +45,29 @@ def parent_context(span: trace.Span) -> context.Context:
     return trace.set_span_in_context(span)
 
 
-@contextlib.contextmanager
-def joined(headers: Mapping[str, str]) -> Iterator[None]:
-    """Make the trace an HTTP request's headers carry (W3C ``traceparent``, or whatever
-    propagator the application installed) the current one while the request is answered, so the
-    endpoint's span joins the caller's trace. Headers without one change nothing."""
-    carrier: dict[str, Any] = dict(headers)
+def remote_parent(headers: Iterable[tuple[bytes, bytes]]) -> context.Context | None:
+    """The caller's trace an HTTP request's headers carry (W3C ``traceparent`` and
+    ``tracestate``, or the fields of whatever propagator the application installed), as a
+    context to answer the request in; ``None`` when they carry none."""
+    fields = propagate.get_global_textmap().fields
+    carrier: dict[str, str] = {}
+    for name, value in headers:
+        lowered = name.decode("latin-1").lower()
+        if lowered in fields:
+            carrier.setdefault(lowered, value.decode("latin-1"))
+    if not carrier:
+        return None
     extracted = propagate.extract(carrier)
     if not trace.get_current_span(extracted).get_span_context().is_valid:
-        yield
-        return
-    token = context.attach(extracted)
+        return None
+    return extracted
+
+
+@contextlib.contextmanager
+def current(parent: context.Context) -> Iterator[None]:
+    """``parent`` as the current context inside the block (so spans started there are its
+    children), the previous one again after it."""
+    token = context.attach(parent)
     try:
         yield
     finally:
