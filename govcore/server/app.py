@@ -2,9 +2,8 @@
 
 No web framework: the application routes ``{mount}/...`` to the governance's ``handle``,
 serves ``/healthz``, ``/readyz``, ``/metrics`` and ``{mount}/openapi.json``, bounds request
-bodies while it
-reads them, handles the lifespan protocol and writes one access log line per request
-(docs/server.md).
+bodies while it reads them, handles the lifespan protocol and writes one access log line per
+request (docs/server.md).
 """
 
 from __future__ import annotations
