@@ -190,26 +190,26 @@ def test_dropped_decision_records_are_reported(metrics: Metrics) -> None:
 def test_policy_set_version_follows_the_policies(metrics: Metrics) -> None:
     """Each tenant's policy-set version is one sample; the same policies give the same version,
     changed policies another."""
-    registry = metrics.registry
-    first = govcore.Governance.from_config(config(), metrics=metrics)
-    same = govcore.Governance.from_config(config(), metrics=Metrics(CollectorRegistry()))
     changed_config = config()
     changed_config["tenants"]["acme"]["policies"].append(policy("added"))
-    changed = govcore.Governance.from_config(changed_config, metrics=Metrics(CollectorRegistry()))
+    original, same, changed = (
+        govcore.Governance.from_config(configuration, metrics=Metrics(CollectorRegistry()))
+        for configuration in (config(), config(), changed_config)
+    )
 
-    def versions(of: Metrics) -> dict[str, str]:
+    def versions(gov: govcore.Governance) -> dict[str, str]:
+        assert gov.metrics is not None
         return {
             s.labels["tenant"]: s.labels["version"]
-            for family in of.registry.collect()
+            for family in gov.metrics.registry.collect()
             if family.name == "govcore_policy_set"
             for s in family.samples
         }
 
-    assert set(versions(metrics)) == {"acme", "globex"}
-    assert versions(metrics) == versions(same.metrics)  # type: ignore[arg-type]
-    assert versions(changed.metrics)["acme"] != versions(metrics)["acme"]  # type: ignore[index]
-    assert versions(changed.metrics)["globex"] == versions(metrics)["globex"]  # type: ignore[index]
-    assert registry is metrics.registry and first.metrics is metrics
+    assert set(versions(original)) == {"acme", "globex"}
+    assert versions(same) == versions(original)
+    assert versions(changed)["acme"] != versions(original)["acme"]
+    assert versions(changed)["globex"] == versions(original)["globex"]
 
 
 def test_no_key_session_id_or_text_in_any_label(metrics: Metrics) -> None:
