@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 from govcore.telemetry import Metrics
 
 
-def _reset_global_tracer_provider() -> None:
+def reset_global_tracer_provider() -> None:
     # The API lets the global provider be set once per process; OpenTelemetry's own test
     # utilities reset these two globals the same way, so each test starts with none.
     trace._TRACER_PROVIDER_SET_ONCE = Once()  # type: ignore[attr-defined]
@@ -29,11 +29,11 @@ def spans() -> Iterator[InMemorySpanExporter]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    _reset_global_tracer_provider()
+    reset_global_tracer_provider()
     trace.set_tracer_provider(provider)
     yield exporter
     provider.shutdown()
-    _reset_global_tracer_provider()
+    reset_global_tracer_provider()
 
 
 @pytest.fixture
