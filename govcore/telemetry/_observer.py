@@ -110,12 +110,14 @@ class _Endpoint:
 class _Operation:
     """What the observer keeps per store effect type."""
 
-    __slots__ = ("instruments", "name", "span_name")
+    __slots__ = ("attributes", "instruments", "name", "span_name")
 
     def __init__(self, name: str, instruments: StoreInstruments | None) -> None:
         self.name = name
         self.span_name = f"govcore.store.{name}"
         self.instruments = instruments
+        # Given to each of its spans at their start: made once, not per call.
+        self.attributes = {"govcore.store.operation": name}
 
 
 class Observer:
@@ -195,7 +197,12 @@ class Observer:
             while True:
                 operation = self._operation(type(effect))
                 child = (
-                    tracer.start_span(operation.span_name, context=parent, kind=_CLIENT_KIND)
+                    tracer.start_span(
+                        operation.span_name,
+                        context=parent,
+                        kind=_CLIENT_KIND,
+                        attributes=operation.attributes,
+                    )
                     if parent is not None
                     else None
                 )
@@ -259,7 +266,6 @@ def _store_done(
             if timed_out:
                 instruments.timeouts.inc()
     if span is not None:
-        span.set_attribute("govcore.store.operation", operation.name)
         if failed:
             _failed(span, "timeout" if timed_out else "backend_unavailable")
         span.end()
