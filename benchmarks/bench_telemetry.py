@@ -29,6 +29,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from corpus import generate_conversation, generate_policies
@@ -142,17 +143,15 @@ def measure(size: int, turns: int, seed: int) -> tuple[dict[str, Stats], Table]:
         rotation = position % len(VARIANTS)
         for variant in (*VARIANTS[rotation:], *VARIANTS[:rotation]):
             _set_global_provider(provider if variant.provider else None)
-            record = clients[variant.label]
-            elapsed = timed(lambda record=record: record(request))  # type: ignore[misc]
+            elapsed = timed(partial(clients[variant.label], request))
             if position >= warmup * sessions:
                 latencies[variant.label].append(elapsed)
     # Memory: a fresh session's turns per variant, untimed.
     memory: dict[str, float] = {}
     for variant in VARIANTS:
         _set_global_provider(provider if variant.provider else None)
-        record = clients[variant.label]
         memory[variant.label] = traced_peak_mb(
-            (lambda request=request, record=record: record({**request, "sessionId": "m-" + request["sessionId"]}))  # type: ignore[misc]
+            partial(clients[variant.label], {**request, "sessionId": "m-" + request["sessionId"]})
             for request in requests[:200]
         )
     _set_global_provider(None)
