@@ -2,7 +2,7 @@
 
     python benchmarks/bench_telemetry.py [--quick] [--sizes 1000,10000] [--turns 2000] [--seed 0]
 
-Five facades of the same configuration (seeded policies from ``benchmarks/corpus.py``), each
+Six facades of the same configuration (seeded policies from ``benchmarks/corpus.py``), each
 recording the same ~1 KB turns with their previous 3 turns as ``recentContext`` through the typed
 client, on its own in-memory store:
 
@@ -13,7 +13,9 @@ client, on its own in-memory store:
 - ``metrics``: ``metrics=Metrics(registry)``;
 - ``traces``: the OpenTelemetry SDK's ``TracerProvider`` as the global provider, its spans handed
   to a ``BatchSpanProcessor`` whose exporter does nothing;
-- ``both``: metrics and traces.
+- ``both``: metrics and traces;
+- ``both, 1 in 10 sampled``: the same with the SDK's ``ParentBased(TraceIdRatioBased(0.1))``
+  sampler, as production tracing is usually set up: a trace not sampled makes no store spans.
 
 The facades are interleaved call by call (the order rotating), so a noisy machine's drift affects
 them alike; every figure is the wall-clock time of one ``record_turn`` (``perf_counter_ns``),
@@ -36,6 +38,7 @@ from corpus import generate_conversation, generate_policies
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from opentelemetry.util._once import Once
 from prometheus_client import CollectorRegistry
 from report import (
@@ -85,15 +88,18 @@ class Variant:
     label: str
     metrics: bool
     tracing: bool
-    provider: bool  # the SDK's provider is the global one during its calls
+    # The SDK provider that is the global one during its calls: None, every trace recorded
+    # ("all"), or one trace in ten ("sampled": the sampler decides at the endpoint's span).
+    provider: str | None
 
 
 VARIANTS = (
-    Variant("off", metrics=False, tracing=False, provider=False),
-    Variant("API, no provider", metrics=False, tracing=True, provider=False),
-    Variant("metrics", metrics=True, tracing=False, provider=False),
-    Variant("traces", metrics=False, tracing=True, provider=True),
-    Variant("both", metrics=True, tracing=True, provider=True),
+    Variant("off", metrics=False, tracing=False, provider=None),
+    Variant("API, no provider", metrics=False, tracing=True, provider=None),
+    Variant("metrics", metrics=True, tracing=False, provider=None),
+    Variant("traces", metrics=False, tracing=True, provider="all"),
+    Variant("both", metrics=True, tracing=True, provider="all"),
+    Variant("both, 1 in 10 sampled", metrics=True, tracing=True, provider="sampled"),
 )
 
 
@@ -121,10 +127,14 @@ def _turns(seed: int, sessions: int, per_session: int) -> list[dict[str, Any]]:
 
 def measure(size: int, turns: int, seed: int) -> tuple[dict[str, Stats], Table]:
     """Time every variant at ``size`` policies; the stats by label and the table."""
-    progress(f"{size:,} policies: building five facades")
+    progress(f"{size:,} policies: building six facades")
     config = _config(generate_policies(size, seed=derive_seed(seed, "policies", size)))
-    provider = TracerProvider()
-    provider.add_span_processor(BatchSpanProcessor(_NoExport()))
+    providers = {
+        "all": TracerProvider(),
+        "sampled": TracerProvider(sampler=ParentBased(TraceIdRatioBased(0.1))),
+    }
+    for provider in providers.values():
+        provider.add_span_processor(BatchSpanProcessor(_NoExport()))
     clients: dict[str, Callable[[dict[str, Any]], object]] = {}
     for variant in VARIANTS:
         gov = govcore.Governance.from_config(
@@ -142,20 +152,21 @@ def measure(size: int, turns: int, seed: int) -> tuple[dict[str, Stats], Table]:
     for position, request in enumerate(requests):
         rotation = position % len(VARIANTS)
         for variant in (*VARIANTS[rotation:], *VARIANTS[:rotation]):
-            _set_global_provider(provider if variant.provider else None)
+            _set_global_provider(providers.get(variant.provider or ""))
             elapsed = timed(partial(clients[variant.label], request))
             if position >= warmup * sessions:
                 latencies[variant.label].append(elapsed)
     # Memory: a fresh session's turns per variant, untimed.
     memory: dict[str, float] = {}
     for variant in VARIANTS:
-        _set_global_provider(provider if variant.provider else None)
+        _set_global_provider(providers.get(variant.provider or ""))
         memory[variant.label] = traced_peak_mb(
             partial(clients[variant.label], {**request, "sessionId": "m-" + request["sessionId"]})
             for request in requests[:200]
         )
     _set_global_provider(None)
-    provider.shutdown()
+    for provider in providers.values():
+        provider.shutdown()
     stats = {label: Stats.of(values, memory[label]) for label, values in latencies.items()}
     table = Table(["facade", *LATENCY_COLUMNS, "peak MB", "p50 vs off"])
     off = stats["off"].median_ms
