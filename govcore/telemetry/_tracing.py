@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from opentelemetry import context, propagate, trace
+from opentelemetry import context, trace
 
 from govcore._version import __version__
 
@@ -49,6 +49,10 @@ def remote_parent(headers: Iterable[tuple[bytes, bytes]]) -> context.Context | N
     """The caller's trace an HTTP request's headers carry (W3C ``traceparent`` and
     ``tracestate``, or the fields of whatever propagator the application installed), as a
     context to answer the request in; ``None`` when they carry none."""
+    # Imported here, not with the module: loading the propagators reads entry points, which
+    # only the HTTP service needs (an embedded facade is given its context by the caller).
+    from opentelemetry import propagate
+
     fields = propagate.get_global_textmap().fields
     carrier: dict[str, str] = {}
     for name, value in headers:
