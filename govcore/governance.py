@@ -30,12 +30,11 @@ from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
 from govcore.service.shared import Service, random_id
 from govcore.service.tenants import ExampleMiss, examples_that_miss
-from govcore.telemetry import Metrics, Readings, tracing_available
-from govcore.telemetry._observer import Observer
 from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 
 if TYPE_CHECKING:
     from govcore.http import Headers
+    from govcore.telemetry import Metrics, Readings
 
 __all__ = ["AsyncGovernance", "Governance"]
 
@@ -86,6 +85,10 @@ class _GovernanceBase(Generic[StoreT]):
         self.decision_log: DecisionLog = decision_log
         """The sink of decision records (they reach it from a background queue)."""
         self._decisions = DecisionQueue(decision_log, settings.decision_log_queue_size)
+        # Imported here, not with govcore: ``import govcore`` costs what it cost without it.
+        from govcore.telemetry import Metrics, tracing_available
+        from govcore.telemetry._observer import Observer
+
         self.metrics: Metrics | None = Metrics.default() if metrics is True else metrics or None
         """The Prometheus instruments this facade counts into, or ``None`` (docs/observability.md)."""
         traced = tracing and tracing_available()
@@ -168,6 +171,8 @@ class _GovernanceBase(Generic[StoreT]):
 
     def _readings(self) -> Readings:
         """What this facade reports at a metrics scrape: counted elsewhere, read now."""
+        from govcore.telemetry import Readings
+
         # A store that counts its evictions says so with ``evictions`` (namespace -> count);
         # the asyncio memory store's are its blocking twin's.
         store: object = self._store
