@@ -209,6 +209,11 @@ class Observer:
                 call_started = _perf_counter()
                 try:
                     value = yield effect
+                except GeneratorExit:
+                    if child is not None:  # abandoned while the store was answering
+                        _failed(child, "cancelled")
+                        child.end()
+                    raise
                 except Exception as exc:
                     # The runner hands back the store's failure: count it, then let the
                     # handler decide what it means, as it would without the observer.

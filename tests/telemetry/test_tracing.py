@@ -4,8 +4,10 @@ tracer ``govcore`` of the global provider, with no secret in any attribute."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Sequence
 
+import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -13,9 +15,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 import govcore
+from govcore.telemetry import Metrics
 from govcore.telemetry._observer import PROVIDER_RECHECK_CALLS
+from govcore.testing import FakeClock
 from tests.support import CHECKS_KEY, FULL_KEY, bearer, checks_config, config, turn
-from tests.telemetry.conftest import reset_global_tracer_provider
+from tests.telemetry.conftest import reset_global_tracer_provider, sample
 from tests.telemetry.test_metrics import _FailingStore, _StoreDownError
 
 
@@ -174,3 +178,36 @@ def test_a_provider_installed_later_is_found() -> None:
         assert len(_named(exporter.get_finished_spans(), "govcore.record_turn")) == traced + 1
     finally:
         reset_global_tracer_provider()
+
+
+def test_a_cancelled_request_ends_its_span_and_counts_nothing(
+    spans: InMemorySpanExporter, metrics: Metrics
+) -> None:
+    """An asyncio request cancelled while it waits for its store is not an answer: no request
+    is counted, and its span ends marked ``cancelled`` (its store span too)."""
+    from tests.test_async_governance import GatedStore
+
+    async def scenario() -> None:
+        clock = FakeClock()
+        store = GatedStore(clock)
+        gov = govcore.AsyncGovernance.from_config(
+            config(), clock=clock, store=store, metrics=metrics
+        )
+        pending = asyncio.create_task(gov.client(FULL_KEY).get_conversation("gated"))
+        await asyncio.wait_for(store.waiting.wait(), timeout=10)
+        pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+        await gov.aclose()
+
+    asyncio.run(scenario())
+    gc.collect()  # the abandoned steps are closed when they are collected
+    finished = spans.get_finished_spans()
+    (endpoint,) = _named(finished, "govcore.get_conversation")
+    (admit,) = _named(finished, "govcore.store.admit")
+    for span in (endpoint, admit):
+        assert dict(span.attributes or {})["error.type"] == "cancelled"
+        assert span.status.status_code == StatusCode.ERROR
+    assert (
+        sample(metrics, "govcore_request_duration_seconds_count", endpoint="get_conversation") == 0
+    )
