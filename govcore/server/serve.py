@@ -14,7 +14,7 @@ import sys
 
 from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
-from govcore.telemetry import metrics_available
+from govcore.telemetry import Metrics, metrics_available
 
 __all__ = ["CONFIG_ENV", "ServerExtraMissingError", "app_from_environment", "build_app", "serve"]
 
@@ -40,7 +40,8 @@ def build_app(config: str) -> GovernanceApp:
         ConfigError: the configuration is invalid.
     """
     # /metrics: the server extra brings prometheus-client; without it the rest still serves.
-    return create_app(AsyncGovernance.from_config(config, metrics=metrics_available()))
+    metrics = Metrics.with_process_metrics() if metrics_available() else False
+    return create_app(AsyncGovernance.from_config(config, metrics=metrics))
 
 
 def app_from_environment() -> GovernanceApp:

@@ -66,14 +66,17 @@ def test_metrics_is_404_when_the_governance_has_none() -> None:
 
 
 def test_served_governance_has_metrics() -> None:
-    """``govcore serve``'s application counts into the process-wide instruments."""
+    """``govcore serve``'s application shows its instruments and the process's, every metric
+    name starting with ``govcore_``."""
     from govcore.server.serve import build_app
     from tests.support import EXAMPLE_CONFIG
 
     app = build_app(str(EXAMPLE_CONFIG))
     response = call(app, "GET", "/metrics")
     assert response.status_code == 200
-    assert "govcore_policy_set_info" in response.text
+    names = {family.name for family in text_string_to_metric_families(response.text)}
+    assert {"govcore_policy_set_info", "govcore_requests", "govcore_process_cpu_seconds"} <= names
+    assert all(name.startswith("govcore_") for name in names)
 
 
 @pytest.mark.parametrize("threaded", [True, False], ids=["threaded", "async"])
