@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
@@ -12,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 import govcore
 from govcore.server import ThreadedGovernance, create_app
 from govcore.telemetry import Metrics
-from tests.server.conftest import call
+from tests.server.conftest import call, serve_process
 from tests.support import CHECKS_KEY, bearer, checks_config
 
 _TURN = "/api/v1/agent/governance/conversation/turn"
@@ -113,3 +117,25 @@ def test_without_traceparent_the_span_starts_a_trace(
     assert call(app, "POST", _TURN, json=body, headers=bearer(CHECKS_KEY)).status_code == 200
     (span,) = [s for s in spans.get_finished_spans() if s.name == "govcore.record_turn"]
     assert span.parent is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvicorn") is None, reason="needs the server extra")
+def test_govcore_serve_process_shows_its_requests(tmp_path: Path) -> None:
+    """A real ``govcore serve`` process counts the turn it answered and shows it at /metrics."""
+    config = tmp_path / "govcore.json"
+    config.write_text(json.dumps(checks_config()), encoding="utf-8")
+    with (
+        serve_process(config, tmp_path) as server,
+        httpx.Client(base_url=server.base_url, timeout=10.0) as client,
+    ):
+        body = {"sessionId": "s-1", "turn": {"role": "user", "content": "hello"}}
+        assert client.post(_TURN, json=body, headers=bearer(CHECKS_KEY)).status_code == 200
+        exposition = client.get("/metrics")
+    assert exposition.status_code == 200
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(exposition.text)
+        for s in family.samples
+    }
+    key = ("govcore_requests_total", (("endpoint", "record_turn"), ("status", "200")))
+    assert samples[key] == 1.0
