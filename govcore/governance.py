@@ -34,6 +34,7 @@ from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 
 if TYPE_CHECKING:
     from govcore.http import Headers
+    from govcore.telemetry import Metrics, Readings
 
 __all__ = ["AsyncGovernance", "Governance"]
 
@@ -55,6 +56,8 @@ class _GovernanceBase(Generic[StoreT]):
         token_counter: TokenCounter | None = None,
         trace_ids: Callable[[], str] | None = None,
         decision_log: DecisionLog | None = None,
+        metrics: bool | Metrics = False,
+        tracing: bool = True,
     ) -> None:
         settings = config.settings
         clock = clock or system_clock
@@ -82,6 +85,13 @@ class _GovernanceBase(Generic[StoreT]):
         self.decision_log: DecisionLog = decision_log
         """The sink of decision records (they reach it from a background queue)."""
         self._decisions = DecisionQueue(decision_log, settings.decision_log_queue_size)
+        # Imported here, not with govcore: ``import govcore`` costs what it cost without it.
+        from govcore.telemetry import Metrics, tracing_available
+        from govcore.telemetry._observer import Observer
+
+        self.metrics: Metrics | None = Metrics.default() if metrics is True else metrics or None
+        """The Prometheus instruments this facade counts into, or ``None`` (docs/observability.md)."""
+        traced = tracing and tracing_available()
         self._service = Service(
             config,
             clock=clock,
@@ -89,7 +99,13 @@ class _GovernanceBase(Generic[StoreT]):
             token_counter=token_counter or estimate_tokens,
             trace_ids=trace_ids or random_id,
             decisions=self._decisions,
+            # Neither signal on: no observer at all, so a request costs nothing more.
+            observer=Observer(self.metrics, tracing=traced)
+            if self.metrics is not None or traced
+            else None,
         )
+        if self.metrics is not None:
+            self.metrics.watch(self._readings)
 
     @staticmethod
     def _store_from_settings(  # pragma: no cover - overridden
@@ -108,6 +124,8 @@ class _GovernanceBase(Generic[StoreT]):
         token_counter: TokenCounter | None = None,
         trace_ids: Callable[[], str] | None = None,
         decision_log: DecisionLog | None = None,
+        metrics: bool | Metrics = False,
+        tracing: bool = True,
     ) -> Self:
         """Build the facade from a configuration.
 
@@ -125,9 +143,18 @@ class _GovernanceBase(Generic[StoreT]):
             decision_log: receives one record per check; default in memory, the JSON-lines
                 file of ``settings.decision_log_path`` or the Redis stream of
                 ``settings.decision_log_stream``.
+            metrics: count requests, store calls and what they found in Prometheus
+                instruments: ``True`` for those of :meth:`govcore.telemetry.Metrics.default`
+                (``prometheus_client``'s default registry), or a
+                :class:`govcore.telemetry.Metrics` of a registry of your own. Needs
+                ``govcore[metrics]``. Off by default (docs/observability.md).
+            tracing: make OpenTelemetry spans (tracer ``govcore``) once the application has
+                installed an SDK's tracer provider; ``False`` never. Without the OpenTelemetry
+                API installed there are none either way.
 
         Raises:
             ConfigError: the configuration is invalid; the message lists every problem.
+            ImportError: ``metrics`` asked for without ``prometheus-client``.
         """
         with shared_lookup():  # the loader's lookups and the build's share one read
             return cls(
@@ -138,7 +165,24 @@ class _GovernanceBase(Generic[StoreT]):
                 token_counter=token_counter,
                 trace_ids=trace_ids,
                 decision_log=decision_log,
+                metrics=metrics,
+                tracing=tracing,
             )
+
+    def _readings(self) -> Readings:
+        """What this facade reports at a metrics scrape: counted elsewhere, read now."""
+        from govcore.telemetry import Readings
+
+        # A store that counts its evictions says so with ``evictions`` (namespace -> count);
+        # the asyncio memory store's are its blocking twin's.
+        store: object = self._store
+        twin = getattr(store, "blocking_twin", None)
+        evictions = getattr(twin() if callable(twin) else store, "evictions", None)
+        return Readings(
+            decisions_dropped=self._decisions.dropped,
+            evictions=dict(evictions) if evictions else {},
+            policy_set_versions=self._service.policy_set_versions(),
+        )
 
     def policy_set(self, tenant: str) -> PolicySet:
         """The policy set of ``tenant``.

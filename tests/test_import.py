@@ -84,3 +84,22 @@ def test_import_govcore_reads_no_backend_declaration_and_imports_no_backend() ->
     read, backends = json.loads(completed.stdout.splitlines()[-1])
     assert all(group is not None and not group.startswith("govcore.") for group in read), read
     assert backends == ["govcore.backends.url_redaction"]
+
+
+def test_telemetry_packages_load_only_when_used() -> None:
+    """``import govcore`` imports neither prometheus-client nor the OpenTelemetry API; a facade
+    with metrics off and tracing off imports neither while it answers; one with metrics on
+    imports prometheus-client."""
+    watched = ("prometheus_client", "opentelemetry.trace")
+    assert _loaded_after("import govcore", watched) == []
+    answer = (
+        "import govcore\n"
+        "config = {'tenants': {'t': {'policies': []}}, 'keys': [{'key': 'gk_import_key_000001',"
+        " 'tenant': 't'}]}\n"
+        "gov = govcore.Governance.from_config(config, OPTIONS)\n"
+        "gov.client('gk_import_key_000001').record_turn("
+        "{'sessionId': 's', 'turn': {'role': 'user', 'content': 'hi'}})"
+    )
+    assert _loaded_after(answer.replace("OPTIONS", "tracing=False"), watched) == []
+    with_metrics = answer.replace("OPTIONS", "tracing=False, metrics=True")
+    assert _loaded_after(with_metrics, watched) == ["prometheus_client"]

@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("decision log", ("govcore.decision_log",)),
     ("backends", ("govcore.backends",)),
     ("configuration", ("govcore.config",)),
+    ("telemetry", ("govcore.telemetry",)),
     ("service", ("govcore.service",)),
     ("facade", (
         "govcore.client", "govcore.http", "govcore.governance", "govcore.stream_guard",

@@ -1,9 +1,9 @@
 """The reference HTTP service: a plain ASGI application around an asynchronous dispatcher.
 
 No web framework: the application routes ``{mount}/...`` to the governance's ``handle``,
-serves ``/healthz``, ``/readyz`` and ``{mount}/openapi.json``, bounds request bodies while it
-reads them, handles the lifespan protocol and writes one access log line per request
-(docs/server.md).
+serves ``/healthz``, ``/readyz``, ``/metrics`` and ``{mount}/openapi.json``, bounds request
+bodies while it reads them, handles the lifespan protocol and writes one access log line per
+request (docs/server.md).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from govcore.errors import (
 from govcore.http import API_PREFIX, Headers, HttpResponse, route
 from govcore.service.access import bearer_token
 from govcore.service.endpoints import body_limit
+from govcore.telemetry import METRICS_EXTRA_MISSING, Metrics, metrics_available, tracing_available
 
 __all__ = [
     "ASGIApp",
@@ -57,7 +58,9 @@ class ServedGovernance(Protocol):
     """What the application serves: an asynchronous dispatcher with its settings.
 
     :class:`govcore.AsyncGovernance` is one; :class:`govcore.server.ThreadedGovernance` makes
-    one of a :class:`govcore.Governance`.
+    one of a :class:`govcore.Governance`. One that has a ``metrics`` attribute (a
+    :class:`govcore.telemetry.Metrics`, as both facades built with ``metrics=`` do) has it
+    served at ``/metrics``; without one, ``/metrics`` answers 404.
     """
 
     @property
@@ -210,6 +213,10 @@ class GovernanceApp:
             if path == "/healthz":
                 return _json_response(200, {"status": "ok"})
             return await self._readiness()
+        if path == "/metrics":
+            if method != "GET":
+                return _not_allowed(method, ["GET"])
+            return self._metrics()
         prefix = self.mount + "/"
         if not path.startswith(prefix):
             return _error(NotFoundError(self._outside_mount(method, path)))
@@ -239,7 +246,34 @@ class GovernanceApp:
             except TimeoutError:
                 entry.key_secret = None
                 return _body_too_slow(self.body_timeout)
+        return await self._handle(method, target, headers, body)
+
+    async def _handle(
+        self, method: str, target: str, headers: list[tuple[bytes, bytes]], body: bytes
+    ) -> HttpResponse:
+        """``handle`` of the request, in the caller's trace when its headers carry one (so the
+        endpoint's span joins it: docs/observability.md)."""
+        if tracing_available():
+            from govcore.telemetry import _tracing
+
+            parent = _tracing.remote_parent(headers)
+            if parent is not None:
+                with _tracing.current(parent):
+                    return await self.governance.handle(method, target, headers, body)
         return await self.governance.handle(method, target, headers, body)
+
+    def _metrics(self) -> HttpResponse:
+        """``/metrics``: the served governance's Prometheus instruments, in the text format."""
+        metrics: Metrics | None = getattr(self.governance, "metrics", None)
+        if metrics is None:
+            reason = (
+                "metrics are not enabled for this application"
+                if metrics_available()
+                else METRICS_EXTRA_MISSING
+            )
+            return _error(NotFoundError(reason))
+        body, content_type = metrics.exposition()
+        return HttpResponse(200, {"content-type": content_type}, body)
 
     def _outside_mount(self, method: str, path: str) -> str:
         """The message of a 404 for ``path`` outside the mount; when the path names an endpoint

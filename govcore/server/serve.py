@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
+from govcore.telemetry import Metrics, metrics_available
 
 if TYPE_CHECKING:
     import uvicorn
@@ -62,7 +63,9 @@ def build_app(config: str) -> GovernanceApp:
     Raises:
         ConfigError: the configuration is invalid.
     """
-    return create_app(AsyncGovernance.from_config(config))
+    # /metrics: the server extra brings prometheus-client; without it the rest still serves.
+    metrics = Metrics.with_process_metrics() if metrics_available() else False
+    return create_app(AsyncGovernance.from_config(config, metrics=metrics))
 
 
 def app_from_environment() -> GovernanceApp:

@@ -7,6 +7,7 @@ import asyncio
 from govcore.config import GovernanceSettings
 from govcore.governance import Governance
 from govcore.http import Headers, HttpResponse
+from govcore.telemetry import Metrics
 
 __all__ = ["ThreadedGovernance"]
 
@@ -22,6 +23,11 @@ class ThreadedGovernance:
     @property
     def settings(self) -> GovernanceSettings:
         return self.governance.settings
+
+    @property
+    def metrics(self) -> Metrics | None:
+        """The governance's Prometheus instruments (``/metrics``), if it has them."""
+        return self.governance.metrics
 
     async def handle(
         self, method: str, path: str, headers: Headers = None, body: bytes | str | None = None

@@ -480,12 +480,27 @@ def call(
 
     ``payload`` is what a transport received (a :class:`RawBody`, a :class:`RawQuery`, the path
     parameter or ``None``), decoded here after the 403 checks, or what a typed client was given.
+    Every request of both doors passes here, so this is where metrics and spans observe it
+    (:mod:`govcore.telemetry`), when the facade has them.
 
     Raises:
         GovcoreError: a refusal (401, 429, 403, 400), the endpoint's own outcome (404), a
             :class:`~govcore.errors.BackendError` (503) or, for a bug,
             :class:`~govcore.errors.InternalError` from the original exception.
     """
+    steps = _pipeline(service, endpoint, api_key, payload)
+    if service.observer is None:
+        return steps
+    return service.observer.observe(endpoint.name, steps)
+
+
+def _pipeline(
+    service: Service,
+    endpoint: Endpoint[RequestT, ResponseT],
+    api_key: str | None,
+    payload: Any,
+) -> Steps[Result[ResponseT]]:
+    """:func:`call`'s steps: 401, 429, 403, 400, then the handler."""
     try:
         principal = service.keys.authenticate(api_key)
         try:

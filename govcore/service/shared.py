@@ -7,7 +7,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from govcore.config import GovernanceSettings, LoadedConfig
 from govcore.core.conversation import BindingRecord, ConversationRules, ConversationState
@@ -24,6 +24,9 @@ from govcore.service.effects import Admit, Get, Steps, perform
 from govcore.service.store_keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
 from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
+
+if TYPE_CHECKING:
+    from govcore.telemetry._observer import Observer
 
 __all__ = ["Result", "Service", "random_id"]
 
@@ -67,8 +70,11 @@ class Service:
         token_counter: TokenCounter,
         trace_ids: Callable[[], str],
         decisions: DecisionQueue,
+        observer: Observer | None = None,
     ) -> None:
         self.settings: GovernanceSettings = config.settings
+        self.observer = observer
+        """Metrics and spans of each request (:mod:`govcore.telemetry`); ``None``: neither."""
         self.clock = clock
         self.count_tokens = token_counter
         self.new_trace_id = trace_ids
@@ -90,6 +96,15 @@ class Service:
         self._retriever_errors: tuple[type[BaseException], ...] = tuple(
             {error for r in retrievers.values() for error in getattr(r, "backend_errors", ())}
         )
+
+    # --- what is served ------------------------------------------------------------------------
+
+    def policy_set_versions(self) -> dict[str, str]:
+        """The version of the policy set each tenant serves (the metric
+        ``govcore_policy_set_info``): for now the content hash of its policies
+        (:attr:`~govcore.policy.PolicySet.version`), the one place to change when policy sets
+        carry versions of their own."""
+        return {name: tenant.policy_set.version for name, tenant in self.tenants.items()}
 
     # --- access ----------------------------------------------------------------------------
 
