@@ -27,9 +27,9 @@ stream's reports equals one check of the whole text (for rules whose matches are
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import xxhash
 
@@ -38,6 +38,7 @@ from govcore.detection.scanner import Hit
 from govcore.detection.secrets.key_blocks import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 
 __all__ = [
+    "STREAM_CHECKSUM_BLOCK",
     "STREAM_MATCH_HOLD",
     "STREAM_OVERLAP",
     "STREAM_TAIL",
@@ -192,84 +193,156 @@ def stream_step(
 #
 # A caller could send a ``fullText`` whose part before ``lastCheckedOffset`` is not what was
 # checked, or a ``lastCheckedOffset`` beyond the watermark it was given: the text there would
-# never be checked. So each checking call leaves a record of the watermark it answered and a
-# checksum of the text before it, and the next call starts from ``lastCheckedOffset`` only when
-# its text begins with that checked text; otherwise it checks again from the start.
+# never be checked. So each checking call leaves a record of the watermark it answered and
+# checksums of the text before it; the next call starts from ``lastCheckedOffset`` only when
+# the text it re-reads matches, and the final call only when all of it matches. Otherwise the
+# call checks again from the start.
 #
-# The checksum is XXH3-128, not a cryptographic hash: it is read over the whole checked text on
-# every call, and XXH3 does that in about 3 microseconds for 55 KB, against 12 for CRC-32 and 29
-# for SHA-256, which keeps a stream call within its 0.1 ms. With 128 bits, no edit made by
-# mistake or to slip text past the watermark goes unseen; a caller able to forge checksums
-# could as well not send the text, which no check can prevent.
+# The checksums are a chain over blocks of STREAM_CHECKSUM_BLOCK characters, so that a call
+# hashes only the blocks near the watermark, not the whole text so far: a call then costs what
+# its new text costs, where checking the whole prefix made a stream of n characters hash
+# n^2 / 400 bytes (2.5 GB for 1 MB in 200-character calls). Block j's link is the XXH3-128 of
+# the previous link followed by the block's UTF-8; the text after the last whole block has a
+# checksum of its own. A call verifies the last whole block and that tail, so at least the
+# STREAM_CHECKSUM_BLOCK characters before the watermark, far more than the previous call's
+# window; the final call recomputes the whole chain. XXH3 is not a cryptographic hash: with 128
+# bits no edit goes unseen by chance, and a caller able to forge checksums could as well not
+# send the text, which no check can prevent (docs/decisions/stream-cost.md).
+
+STREAM_CHECKSUM_BLOCK = 4096
+"""Characters per link of the stream record's checksum chain: every checking call verifies at
+least this much text before the recorded watermark, the final call all of it."""
+
+_NO_LINK = bytes(16)  # the chain before its first block
+_RECORD = struct.Struct("<2sQ16s16s16s")  # version, watermark, the last two links, the tail
+_VERSION = b"s2"
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """A decoded stream record: the watermark, the chain's last two links, the tail's checksum.
+
+    ``before`` is the link before block ``watermark // STREAM_CHECKSUM_BLOCK`` (the last whole
+    block below the watermark) and ``last`` the link after it; with no whole block both are
+    ``_NO_LINK``.
+    """
+
+    watermark: int
+    before: bytes
+    last: bytes
+    tail: bytes
 
 
 @dataclass(frozen=True, slots=True)
 class StreamResume:
-    """Where a checking call starts, and the checksum of the text before the recorded watermark.
+    """Where a checking call starts, and what the next record continues from.
 
     Attributes:
         start: the ``lastCheckedOffset`` the call works with: the caller's when the text before
-            the recorded watermark is the checked text (no further than that watermark), else 0.
+            the recorded watermark matches the record (no further than that watermark), else 0.
         verified: ``start`` came from the caller (false: the call checks from the start).
-        hasher: the XXH3-128 state over the UTF-8 of ``text[:hashed]``, to be continued
-            (``None``: nothing hashed yet).
-        hashed: how much of the text ``hasher`` covers.
+        record: the verified record, whose chain the next record extends (``None``: the next
+            record is computed from the text alone).
     """
 
     start: int
     verified: bool
-    hasher: Any
-    hashed: int
+    record: _Record | None = None
 
 
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _utf8_prefix(text: str, length: int) -> bytes | memoryview:
-    """The UTF-8 of ``text[:length]``; for ASCII, a view of the whole text's (one copy)."""
-    if text.isascii():
-        return memoryview(text.encode("ascii"))[:length]
-    return _utf8(text[:length])
+def _link(previous: bytes, block: str) -> bytes:
+    hasher = xxhash.xxh3_128(previous)
+    hasher.update(_utf8(block))
+    digest: bytes = hasher.digest()
+    return digest
 
 
-def resume_stream(text: str, last_checked: int, record: bytes | None) -> StreamResume:
+def _tail_checksum(text: str, watermark: int) -> bytes:
+    whole = watermark - watermark % STREAM_CHECKSUM_BLOCK
+    digest: bytes = xxhash.xxh3_128(_utf8(text[whole:watermark])).digest()
+    return digest
+
+
+def _chain(
+    text: str, first_block: int, blocks: int, before: bytes, last: bytes
+) -> tuple[bytes, bytes]:
+    """The last two links after blocks ``first_block`` to ``blocks`` of ``text`` (1-based),
+    continued from ``before`` and ``last`` (the links before and after block
+    ``first_block - 1``)."""
+    for block in range(first_block, blocks + 1):
+        end = block * STREAM_CHECKSUM_BLOCK
+        before, last = last, _link(last, text[end - STREAM_CHECKSUM_BLOCK : end])
+    return before, last
+
+
+def _record_of(text: str, watermark: int, record: _Record | None) -> _Record:
+    """The record of ``text[:watermark]``, extending ``record`` when it describes a prefix."""
+    blocks = watermark // STREAM_CHECKSUM_BLOCK
+    if record is not None and record.watermark <= watermark:
+        first = record.watermark // STREAM_CHECKSUM_BLOCK + 1
+        before, last = _chain(text, first, blocks, record.before, record.last)
+    else:
+        before, last = _chain(text, 1, blocks, _NO_LINK, _NO_LINK)
+    return _Record(watermark, before, last, _tail_checksum(text, watermark))
+
+
+def _matches(text: str, record: _Record, whole: bool) -> bool:
+    """Whether ``text`` begins with the text ``record`` describes: its last whole block and
+    tail, or with ``whole`` every block."""
+    watermark = record.watermark
+    if watermark > len(text) or _tail_checksum(text, watermark) != record.tail:
+        return False
+    blocks = watermark // STREAM_CHECKSUM_BLOCK
+    if whole:
+        return _chain(text, 1, blocks, _NO_LINK, _NO_LINK) == (record.before, record.last)
+    if blocks == 0:
+        return record.last == _NO_LINK
+    end = blocks * STREAM_CHECKSUM_BLOCK
+    return _link(record.before, text[end - STREAM_CHECKSUM_BLOCK : end]) == record.last
+
+
+def resume_stream(
+    text: str, last_checked: int, record: bytes | None, is_final: bool = False
+) -> StreamResume:
     """Where a checking call of a stream starts, given the record of the stream's previous one.
+
+    A non-final call trusts the record's text up to the last whole block below the recorded
+    watermark and verifies the rest; a final call (``is_final``) verifies all of it, so an
+    edit anywhere before the watermark is checked by the end of the stream.
 
     Args:
         text: ``fullText``.
         last_checked: ``lastCheckedOffset``.
         record: what :func:`stream_record` returned for the previous checking call of the
             session, or ``None``.
+        is_final: ``isFinal``.
     """
     if last_checked == 0:
-        return StreamResume(0, True, None, 0)
-    watermark, checksum = _parse_record(record)
-    if watermark is not None and watermark <= len(text):
-        hasher = xxhash.xxh3_128(_utf8_prefix(text, watermark))
-        if hasher.digest() == checksum:
-            return StreamResume(min(last_checked, watermark), True, hasher, watermark)
-    return StreamResume(0, False, None, 0)
+        return StreamResume(0, True)
+    parsed = _parse_record(record)
+    if parsed is not None and _matches(text, parsed, is_final):
+        return StreamResume(min(last_checked, parsed.watermark), True, parsed)
+    return StreamResume(0, False)
 
 
 def stream_record(text: str, watermark: int, resume: StreamResume) -> bytes:
-    """The record of a checking call that answered ``watermark``: the watermark in ASCII digits,
-    a colon, and the 16 bytes of the checksum of the text before it."""
-    if resume.hasher is not None and resume.hashed <= watermark:
-        hasher = resume.hasher.copy()
-        hasher.update(_utf8(text[resume.hashed : watermark]))
-    else:
-        hasher = xxhash.xxh3_128(_utf8_prefix(text, watermark))
-    digest: bytes = hasher.digest()
-    return b"%d:" % watermark + digest
+    """The record of a checking call that answered ``watermark``: a version tag, the watermark,
+    the last two links of the checksum chain of ``text[:watermark]`` and the checksum of the
+    text after its last whole block (58 bytes)."""
+    made = _record_of(text, watermark, resume.record)
+    return _RECORD.pack(_VERSION, watermark, made.before, made.last, made.tail)
 
 
-def _parse_record(record: bytes | None) -> tuple[int | None, bytes]:
-    """The watermark and checksum of a record; ``None`` for a missing or unreadable one (which
-    makes the call check from the start: nothing is lost by it)."""
-    if record is None:
-        return None, b""
-    number, colon, checksum = record.partition(b":")
-    if not colon or not number.isdigit() or len(checksum) != 16:
-        return None, b""
-    return int(number), checksum
+def _parse_record(record: bytes | None) -> _Record | None:
+    """The fields of a record; ``None`` for a missing or unreadable one, or one of an earlier
+    version (which makes the call check from the start: nothing is lost by it)."""
+    if record is None or len(record) != _RECORD.size:
+        return None
+    version, watermark, before, last, tail = _RECORD.unpack(record)
+    if version != _VERSION:
+        return None
+    return _Record(watermark, before, last, tail)
