@@ -30,6 +30,7 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import xxhash
 
@@ -195,114 +196,80 @@ def stream_step(
 # checked, or a ``lastCheckedOffset`` beyond the watermark it was given: the text there would
 # never be checked. So each checking call leaves a record of the watermark it answered and
 # checksums of the text before it; the next call starts from ``lastCheckedOffset`` only when
-# the text it re-reads matches, and the final call only when all of it matches. Otherwise the
-# call checks again from the start.
+# the text near that watermark matches, and the final call only when all of it does. Otherwise
+# the call checks again from the start.
 #
-# The checksums are a chain over blocks of STREAM_CHECKSUM_BLOCK characters, so that a call
-# hashes only the blocks near the watermark, not the whole text so far: a call then costs what
-# its new text costs, where checking the whole prefix made a stream of n characters hash
-# n^2 / 400 bytes (2.5 GB for 1 MB in 200-character calls). Block j's link is the XXH3-128 of
-# the previous link followed by the block's UTF-8; the text after the last whole block has a
-# checksum of its own. A call verifies the last whole block and that tail, so at least the
-# STREAM_CHECKSUM_BLOCK characters before the watermark, far more than the previous call's
-# window; the final call recomputes the whole chain. XXH3 is not a cryptographic hash: with 128
-# bits no edit goes unseen by chance, and a caller able to forge checksums could as well not
-# send the text, which no check can prevent (docs/decisions/stream-cost.md).
+# The record holds two XXH3-128 checksums. The chain covers the whole blocks of
+# STREAM_CHECKSUM_BLOCK characters before the watermark: link j is the checksum of link j-1
+# followed by block j's UTF-8, so a call extends it by the blocks its watermark completes. The
+# tail covers the text from the start of the last whole block (at least STREAM_CHECKSUM_BLOCK
+# characters, or all of a shorter text) to the watermark. A call verifies the tail, far more
+# than the previous call's window; the final call also recomputes the chain. So a call hashes a
+# block or two whatever the length of the text, where one checksum of the whole text before
+# the watermark made a stream of n characters hash n^2 / 400 bytes (2.5 GB for 1 MB in
+# 200-character calls). XXH3 is not a cryptographic hash: with 128 bits no edit goes unseen
+# by chance, and a caller able to forge checksums could as well not send the text, which no
+# check can prevent (docs/decisions/stream-cost.md).
 
 STREAM_CHECKSUM_BLOCK = 4096
 """Characters per link of the stream record's checksum chain: every checking call verifies at
-least this much text before the recorded watermark, the final call all of it."""
+least this much text before the recorded watermark (all of a shorter text), the final call all
+of it."""
 
 _NO_LINK = bytes(16)  # the chain before its first block
-_RECORD = struct.Struct("<2sQ16s16s16s")  # version, watermark, the last two links, the tail
-_VERSION = b"s2"
+_RECORD = struct.Struct("<2sQ16s16s")  # version, watermark, the chain's last link, the tail
+_VERSION = b"s3"
 
 
-@dataclass(frozen=True, slots=True)
-class _Record:
-    """A decoded stream record: the watermark, the chain's last two links, the tail's checksum.
-
-    ``before`` is the link before block ``watermark // STREAM_CHECKSUM_BLOCK`` (the last whole
-    block below the watermark) and ``last`` the link after it; with no whole block both are
-    ``_NO_LINK``.
-    """
+class _Record(NamedTuple):
+    """A decoded stream record. (Named tuples: one of each is made per call, and they are
+    cheaper to make than dataclasses.)"""
 
     watermark: int
-    before: bytes
-    last: bytes
+    chain: bytes
+    """the link after block ``watermark // STREAM_CHECKSUM_BLOCK`` (``_NO_LINK`` before any)"""
     tail: bytes
+    """the checksum of ``text[_tail_start(watermark):watermark]``"""
 
 
-@dataclass(frozen=True, slots=True)
-class StreamResume:
+class StreamResume(NamedTuple):
     """Where a checking call starts, and what the next record continues from.
 
     Attributes:
-        start: the ``lastCheckedOffset`` the call works with: the caller's when the text before
+        start: the ``lastCheckedOffset`` the call works with: the caller's when the text near
             the recorded watermark matches the record (no further than that watermark), else 0.
         verified: ``start`` came from the caller (false: the call checks from the start).
         record: the verified record, whose chain the next record extends (``None``: the next
             record is computed from the text alone).
+        tail: the XXH3-128 state over the verified tail, which the next record's tail continues
+            while no block is completed.
     """
 
     start: int
     verified: bool
     record: _Record | None = None
+    tail: Any = None
 
 
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
+def _tail_start(watermark: int) -> int:
+    """Where the tail before ``watermark`` begins: at the last whole block, or at 0."""
+    return max(0, (watermark // STREAM_CHECKSUM_BLOCK - 1) * STREAM_CHECKSUM_BLOCK)
 
 
-def _link(previous: bytes, block: str) -> bytes:
+def _hasher(previous: bytes, text: str) -> Any:
+    """An XXH3-128 state over ``previous`` followed by the UTF-8 of ``text``."""
     hasher = xxhash.xxh3_128(previous)
-    hasher.update(_utf8(block))
-    digest: bytes = hasher.digest()
-    return digest
+    hasher.update(text.encode("utf-8", "surrogatepass"))
+    return hasher
 
 
-def _tail_checksum(text: str, watermark: int) -> bytes:
-    whole = watermark - watermark % STREAM_CHECKSUM_BLOCK
-    digest: bytes = xxhash.xxh3_128(_utf8(text[whole:watermark])).digest()
-    return digest
-
-
-def _chain(
-    text: str, first_block: int, blocks: int, before: bytes, last: bytes
-) -> tuple[bytes, bytes]:
-    """The last two links after blocks ``first_block`` to ``blocks`` of ``text`` (1-based),
-    continued from ``before`` and ``last`` (the links before and after block
-    ``first_block - 1``)."""
+def _chain(text: str, first_block: int, blocks: int, link: bytes) -> bytes:
+    """The link after blocks ``first_block`` to ``blocks`` of ``text`` (1-based), continued
+    from ``link``, the one after block ``first_block - 1``."""
     for block in range(first_block, blocks + 1):
         end = block * STREAM_CHECKSUM_BLOCK
-        before, last = last, _link(last, text[end - STREAM_CHECKSUM_BLOCK : end])
-    return before, last
-
-
-def _record_of(text: str, watermark: int, record: _Record | None) -> _Record:
-    """The record of ``text[:watermark]``, extending ``record`` when it describes a prefix."""
-    blocks = watermark // STREAM_CHECKSUM_BLOCK
-    if record is not None and record.watermark <= watermark:
-        first = record.watermark // STREAM_CHECKSUM_BLOCK + 1
-        before, last = _chain(text, first, blocks, record.before, record.last)
-    else:
-        before, last = _chain(text, 1, blocks, _NO_LINK, _NO_LINK)
-    return _Record(watermark, before, last, _tail_checksum(text, watermark))
-
-
-def _matches(text: str, record: _Record, whole: bool) -> bool:
-    """Whether ``text`` begins with the text ``record`` describes: its last whole block and
-    tail, or with ``whole`` every block."""
-    watermark = record.watermark
-    if watermark > len(text) or _tail_checksum(text, watermark) != record.tail:
-        return False
-    blocks = watermark // STREAM_CHECKSUM_BLOCK
-    if whole:
-        return _chain(text, 1, blocks, _NO_LINK, _NO_LINK) == (record.before, record.last)
-    if blocks == 0:
-        return record.last == _NO_LINK
-    end = blocks * STREAM_CHECKSUM_BLOCK
-    return _link(record.before, text[end - STREAM_CHECKSUM_BLOCK : end]) == record.last
+        link = _hasher(link, text[end - STREAM_CHECKSUM_BLOCK : end]).digest()
+    return link
 
 
 def resume_stream(
@@ -310,8 +277,8 @@ def resume_stream(
 ) -> StreamResume:
     """Where a checking call of a stream starts, given the record of the stream's previous one.
 
-    A non-final call trusts the record's text up to the last whole block below the recorded
-    watermark and verifies the rest; a final call (``is_final``) verifies all of it, so an
+    A non-final call verifies the text from the last whole block below the recorded watermark
+    to it, and trusts the chain before; a final call (``is_final``) verifies all of it, so an
     edit anywhere before the watermark is checked by the end of the stream.
 
     Args:
@@ -324,17 +291,36 @@ def resume_stream(
     if last_checked == 0:
         return StreamResume(0, True)
     parsed = _parse_record(record)
-    if parsed is not None and _matches(text, parsed, is_final):
-        return StreamResume(min(last_checked, parsed.watermark), True, parsed)
-    return StreamResume(0, False)
+    if parsed is None or parsed.watermark > len(text):
+        return StreamResume(0, False)
+    watermark, chain, tail = parsed
+    tail_hasher = _hasher(b"", text[_tail_start(watermark) : watermark])
+    if tail_hasher.digest() != tail:
+        return StreamResume(0, False)
+    if is_final and _chain(text, 1, watermark // STREAM_CHECKSUM_BLOCK, _NO_LINK) != chain:
+        return StreamResume(0, False)
+    return StreamResume(min(last_checked, watermark), True, parsed, tail_hasher)
 
 
 def stream_record(text: str, watermark: int, resume: StreamResume) -> bytes:
-    """The record of a checking call that answered ``watermark``: a version tag, the watermark,
-    the last two links of the checksum chain of ``text[:watermark]`` and the checksum of the
-    text after its last whole block (58 bytes)."""
-    made = _record_of(text, watermark, resume.record)
-    return _RECORD.pack(_VERSION, watermark, made.before, made.last, made.tail)
+    """The record of a checking call that answered ``watermark`` (42 bytes): a version tag, the
+    watermark, the chain's last link and the tail's checksum. Both continue the verified
+    record's when it describes a prefix of ``text[:watermark]``, so only the blocks the new
+    watermark completes, and the tail, are hashed."""
+    blocks = watermark // STREAM_CHECKSUM_BLOCK
+    record = resume.record
+    if record is None or record.watermark > watermark:
+        chain = _chain(text, 1, blocks, _NO_LINK)
+        tail = _hasher(b"", text[_tail_start(watermark) : watermark]).digest()
+    else:
+        chain = _chain(text, record.watermark // STREAM_CHECKSUM_BLOCK + 1, blocks, record.chain)
+        if _tail_start(record.watermark) == _tail_start(watermark):
+            hasher = resume.tail.copy()  # the same tail, grown
+            hasher.update(text[record.watermark : watermark].encode("utf-8", "surrogatepass"))
+        else:
+            hasher = _hasher(b"", text[_tail_start(watermark) : watermark])
+        tail = hasher.digest()
+    return _RECORD.pack(_VERSION, watermark, chain, tail)
 
 
 def _parse_record(record: bytes | None) -> _Record | None:
@@ -342,7 +328,7 @@ def _parse_record(record: bytes | None) -> _Record | None:
     version (which makes the call check from the start: nothing is lost by it)."""
     if record is None or len(record) != _RECORD.size:
         return None
-    version, watermark, before, last, tail = _RECORD.unpack(record)
+    version, watermark, chain, tail = _RECORD.unpack(record)
     if version != _VERSION:
         return None
-    return _Record(watermark, before, last, tail)
+    return _Record(watermark, chain, tail)
