@@ -525,7 +525,7 @@ def core_stream(scanner: Scanner, text: str, *, finalize: bool) -> int:
 
 def record_section(seed: int, quick: bool) -> None:
     rows = []
-    repeat = 3 if quick else 5
+    repeat = 3 if quick else 9
     for size in (25_000, 100_000) if quick else (100_000, 1_000_000):
         text = make_text(size, seed + 6)
         calls = stream_calls(text)
