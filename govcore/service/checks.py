@@ -132,10 +132,9 @@ def check_output_stream(
     """``POST /governance/check-output/stream``: check the new part of a streamed output.
 
     A call below the trigger checks nothing: it answers its own ``lastCheckedOffset`` and
-    touches neither the store nor the decision log. A call that checks reads the stream's
-    record (with the admission), scans the window, writes the new record and logs one decision;
-    the work that does not depend on what the scan found (the stream's key, its TTL) is done
-    once, and a scan that finds nothing answers without building findings
+    touches neither the tenant's scanner, the store nor the decision log. A call that checks
+    reads the stream's record (with the admission), scans the window, writes the new record and
+    logs one decision; a scan that finds nothing answers without building findings
     (docs/decisions/stream-cost.md).
     """
     _check_stream_request(service, request)
