@@ -27,9 +27,10 @@ stream's reports equals one check of the whole text (for rules whose matches are
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import xxhash
 
@@ -38,6 +39,7 @@ from govcore.detection.scanner import Hit
 from govcore.detection.secrets.key_blocks import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
 
 __all__ = [
+    "STREAM_CHECKSUM_BLOCK",
     "STREAM_MATCH_HOLD",
     "STREAM_OVERLAP",
     "STREAM_TAIL",
@@ -192,84 +194,141 @@ def stream_step(
 #
 # A caller could send a ``fullText`` whose part before ``lastCheckedOffset`` is not what was
 # checked, or a ``lastCheckedOffset`` beyond the watermark it was given: the text there would
-# never be checked. So each checking call leaves a record of the watermark it answered and a
-# checksum of the text before it, and the next call starts from ``lastCheckedOffset`` only when
-# its text begins with that checked text; otherwise it checks again from the start.
+# never be checked. So each checking call leaves a record of the watermark it answered and
+# checksums of the text before it; the next call starts from ``lastCheckedOffset`` only when
+# the text near that watermark matches, and the final call only when all of it does. Otherwise
+# the call checks again from the start.
 #
-# The checksum is XXH3-128, not a cryptographic hash: it is read over the whole checked text on
-# every call, and XXH3 does that in about 3 microseconds for 55 KB, against 12 for CRC-32 and 29
-# for SHA-256, which keeps a stream call within its 0.1 ms. With 128 bits, no edit made by
-# mistake or to slip text past the watermark goes unseen; a caller able to forge checksums
-# could as well not send the text, which no check can prevent.
+# The record holds two XXH3-128 checksums. The chain covers the whole blocks of
+# STREAM_CHECKSUM_BLOCK characters before the watermark: link j is the checksum of link j-1
+# followed by block j's UTF-8, so a call extends it by the blocks its watermark completes. The
+# tail covers the text from the start of the last whole block (at least STREAM_CHECKSUM_BLOCK
+# characters, or all of a shorter text) to the watermark. A call verifies the tail, far more
+# than the previous call's window; the final call also recomputes the chain. So a call hashes a
+# block or two whatever the length of the text, where one checksum of the whole text before
+# the watermark made a stream of n characters hash n^2 / 400 bytes (2.5 GB for 1 MB in
+# 200-character calls). XXH3 is not a cryptographic hash: with 128 bits no edit goes unseen
+# by chance, and a caller able to forge checksums could as well not send the text, which no
+# check can prevent (docs/decisions/stream-cost.md).
+
+STREAM_CHECKSUM_BLOCK = 4096
+"""Characters per link of the stream record's checksum chain: every checking call verifies at
+least this much text before the recorded watermark (all of a shorter text), the final call all
+of it."""
+
+_NO_LINK = bytes(16)  # the chain before its first block
+_RECORD = struct.Struct("<2sQ16s16s")  # version, watermark, the chain's last link, the tail
+_VERSION = b"s3"
 
 
-@dataclass(frozen=True, slots=True)
-class StreamResume:
-    """Where a checking call starts, and the checksum of the text before the recorded watermark.
+class _Record(NamedTuple):
+    """A decoded stream record. (Named tuples: one of each is made per call, and they are
+    cheaper to make than dataclasses.)"""
+
+    watermark: int
+    chain: bytes
+    """the link after block ``watermark // STREAM_CHECKSUM_BLOCK`` (``_NO_LINK`` before any)"""
+    tail: bytes
+    """the checksum of ``text[_tail_start(watermark):watermark]``"""
+
+
+class StreamResume(NamedTuple):
+    """Where a checking call starts, and what the next record continues from.
 
     Attributes:
-        start: the ``lastCheckedOffset`` the call works with: the caller's when the text before
-            the recorded watermark is the checked text (no further than that watermark), else 0.
+        start: the ``lastCheckedOffset`` the call works with: the caller's when the text near
+            the recorded watermark matches the record (no further than that watermark), else 0.
         verified: ``start`` came from the caller (false: the call checks from the start).
-        hasher: the XXH3-128 state over the UTF-8 of ``text[:hashed]``, to be continued
-            (``None``: nothing hashed yet).
-        hashed: how much of the text ``hasher`` covers.
+        record: the verified record, whose chain the next record extends (``None``: the next
+            record is computed from the text alone).
+        tail: the XXH3-128 state over the verified tail, which the next record's tail continues
+            while no block is completed.
     """
 
     start: int
     verified: bool
-    hasher: Any
-    hashed: int
+    record: _Record | None = None
+    tail: Any = None
 
 
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
+def _tail_start(watermark: int) -> int:
+    """Where the tail before ``watermark`` begins: at the last whole block, or at 0."""
+    return max(0, (watermark // STREAM_CHECKSUM_BLOCK - 1) * STREAM_CHECKSUM_BLOCK)
 
 
-def _utf8_prefix(text: str, length: int) -> bytes | memoryview:
-    """The UTF-8 of ``text[:length]``; for ASCII, a view of the whole text's (one copy)."""
-    if text.isascii():
-        return memoryview(text.encode("ascii"))[:length]
-    return _utf8(text[:length])
+def _hasher(previous: bytes, text: str) -> Any:
+    """An XXH3-128 state over ``previous`` followed by the UTF-8 of ``text``."""
+    hasher = xxhash.xxh3_128(previous)
+    hasher.update(text.encode("utf-8", "surrogatepass"))
+    return hasher
 
 
-def resume_stream(text: str, last_checked: int, record: bytes | None) -> StreamResume:
+def _chain(text: str, first_block: int, blocks: int, link: bytes) -> bytes:
+    """The link after blocks ``first_block`` to ``blocks`` of ``text`` (1-based), continued
+    from ``link``, the one after block ``first_block - 1``."""
+    for block in range(first_block, blocks + 1):
+        end = block * STREAM_CHECKSUM_BLOCK
+        link = _hasher(link, text[end - STREAM_CHECKSUM_BLOCK : end]).digest()
+    return link
+
+
+def resume_stream(
+    text: str, last_checked: int, record: bytes | None, is_final: bool = False
+) -> StreamResume:
     """Where a checking call of a stream starts, given the record of the stream's previous one.
+
+    A non-final call verifies the text from the last whole block below the recorded watermark
+    to it, and trusts the chain before; a final call (``is_final``) verifies all of it, so an
+    edit anywhere before the watermark is checked by the end of the stream.
 
     Args:
         text: ``fullText``.
         last_checked: ``lastCheckedOffset``.
         record: what :func:`stream_record` returned for the previous checking call of the
             session, or ``None``.
+        is_final: ``isFinal``.
     """
     if last_checked == 0:
-        return StreamResume(0, True, None, 0)
-    watermark, checksum = _parse_record(record)
-    if watermark is not None and watermark <= len(text):
-        hasher = xxhash.xxh3_128(_utf8_prefix(text, watermark))
-        if hasher.digest() == checksum:
-            return StreamResume(min(last_checked, watermark), True, hasher, watermark)
-    return StreamResume(0, False, None, 0)
+        return StreamResume(0, True)
+    parsed = _parse_record(record)
+    if parsed is None or parsed.watermark > len(text):
+        return StreamResume(0, False)
+    watermark, chain, tail = parsed
+    tail_hasher = _hasher(b"", text[_tail_start(watermark) : watermark])
+    if tail_hasher.digest() != tail:
+        return StreamResume(0, False)
+    if is_final and _chain(text, 1, watermark // STREAM_CHECKSUM_BLOCK, _NO_LINK) != chain:
+        return StreamResume(0, False)
+    return StreamResume(min(last_checked, watermark), True, parsed, tail_hasher)
 
 
 def stream_record(text: str, watermark: int, resume: StreamResume) -> bytes:
-    """The record of a checking call that answered ``watermark``: the watermark in ASCII digits,
-    a colon, and the 16 bytes of the checksum of the text before it."""
-    if resume.hasher is not None and resume.hashed <= watermark:
-        hasher = resume.hasher.copy()
-        hasher.update(_utf8(text[resume.hashed : watermark]))
+    """The record of a checking call that answered ``watermark`` (42 bytes): a version tag, the
+    watermark, the chain's last link and the tail's checksum. Both continue the verified
+    record's when it describes a prefix of ``text[:watermark]``, so only the blocks the new
+    watermark completes, and the tail, are hashed."""
+    blocks = watermark // STREAM_CHECKSUM_BLOCK
+    record = resume.record
+    if record is None or record.watermark > watermark:
+        chain = _chain(text, 1, blocks, _NO_LINK)
+        tail = _hasher(b"", text[_tail_start(watermark) : watermark]).digest()
     else:
-        hasher = xxhash.xxh3_128(_utf8_prefix(text, watermark))
-    digest: bytes = hasher.digest()
-    return b"%d:" % watermark + digest
+        chain = _chain(text, record.watermark // STREAM_CHECKSUM_BLOCK + 1, blocks, record.chain)
+        if _tail_start(record.watermark) == _tail_start(watermark):
+            hasher = resume.tail.copy()  # the same tail, grown
+            hasher.update(text[record.watermark : watermark].encode("utf-8", "surrogatepass"))
+        else:
+            hasher = _hasher(b"", text[_tail_start(watermark) : watermark])
+        tail = hasher.digest()
+    return _RECORD.pack(_VERSION, watermark, chain, tail)
 
 
-def _parse_record(record: bytes | None) -> tuple[int | None, bytes]:
-    """The watermark and checksum of a record; ``None`` for a missing or unreadable one (which
-    makes the call check from the start: nothing is lost by it)."""
-    if record is None:
-        return None, b""
-    number, colon, checksum = record.partition(b":")
-    if not colon or not number.isdigit() or len(checksum) != 16:
-        return None, b""
-    return int(number), checksum
+def _parse_record(record: bytes | None) -> _Record | None:
+    """The fields of a record; ``None`` for a missing or unreadable one, or one of an earlier
+    version (which makes the call check from the start: nothing is lost by it)."""
+    if record is None or len(record) != _RECORD.size:
+        return None
+    version, watermark, chain, tail = _RECORD.unpack(record)
+    if version != _VERSION:
+        return None
+    return _Record(watermark, chain, tail)

@@ -129,47 +129,59 @@ def stream_reads(principal: Principal, request: StreamCheckRequest) -> tuple[str
 def check_output_stream(
     service: Service, principal: Principal, request: StreamCheckRequest, reads: StoreReads
 ) -> Steps[Result[StreamCheckResponse]]:
-    """``POST /governance/check-output/stream``: check the new part of a streamed output."""
+    """``POST /governance/check-output/stream``: check the new part of a streamed output.
+
+    A call below the trigger checks nothing: it answers its own ``lastCheckedOffset`` and
+    touches neither the tenant's scanner, the store nor the decision log. A call that checks
+    reads the stream's record (with the admission), scans the window, writes the new record and
+    logs one decision; a scan that finds nothing answers without building findings
+    (docs/decisions/stream-cost.md).
+    """
     _check_stream_request(service, request)
-    started = time.perf_counter()
-    tenant = service.tenant(principal)
-    text, last_checked = request.full_text, request.last_checked_offset
+    trace_id = request.caller_trace_id or service.new_trace_id()
     if not _stream_checks(request):
-        step = stream_step(text, last_checked, False, tenant.scanner.scan)  # checks nothing
-    else:
-        # Start from lastCheckedOffset only when the text before the watermark this session was
-        # last given is the text that was checked; otherwise check again from the start.
-        key = stream_key(principal.tenant, request.session_id)
-        stored = yield from read(reads, key)
-        resume = resume_stream(text, last_checked, stored)
-        step = stream_step(text, resume.start, request.is_final, tenant.scanner.scan)
-        record = stream_record(text, step.watermark, resume)
-        ttl = (
-            principal.settings.conversation_ttl_seconds or service.settings.conversation_ttl_seconds
+        return Result(
+            stream_check_response(
+                (),
+                limit=service.settings.max_violations_per_check,
+                session_id=request.session_id,
+                watermark=request.last_checked_offset,
+                is_complete=False,
+                trace_id=trace_id,
+            )
         )
-        yield from perform(Put(key, record, service.clock() + ttl))
-    findings = findings_of(request.full_text, step.hits)
+    started = time.perf_counter()
+    text = request.full_text
+    # Start from lastCheckedOffset only when the text before the watermark this session was
+    # last given is the text that was checked; otherwise check again from the start.
+    key = stream_key(principal.tenant, request.session_id)
+    stored = yield from read(reads, key)
+    resume = resume_stream(text, request.last_checked_offset, stored, request.is_final)
+    step = stream_step(text, resume.start, request.is_final, service.tenant(principal).scanner.scan)
+    record = stream_record(text, step.watermark, resume)
+    ttl = principal.settings.conversation_ttl_seconds or service.settings.conversation_ttl_seconds
+    yield from perform(Put(key, record, service.clock() + ttl))
+    findings = findings_of(text, step.hits) if step.hits else ()
     response = stream_check_response(
         findings,
         limit=service.settings.max_violations_per_check,
         session_id=request.session_id,
         watermark=step.watermark,
         is_complete=request.is_final,
-        trace_id=request.caller_trace_id or service.new_trace_id(),
+        trace_id=trace_id,
     )
-    if step.checked:
-        service.log_decision(
-            principal,
-            "check-output/stream",
-            request.session_id,
-            response.trace_id,
-            policy_citations(f.policy_id for f in findings),
-            "safe" if is_safe(findings) else "unsafe",
-            len(findings),
-            response.risk_score,
-            started,
-            request.full_text,
-        )
+    service.log_decision(
+        principal,
+        "check-output/stream",
+        request.session_id,
+        trace_id,
+        policy_citations(f.policy_id for f in findings) if findings else (),
+        "safe" if is_safe(findings) else "unsafe",
+        len(findings),
+        response.risk_score,
+        started,
+        text,
+    )
     return Result(response)
 
 

@@ -10,7 +10,16 @@ import pytest
 
 import govcore
 from govcore.testing import FakeClock, RedisServer
-from tests.support import FULL_KEY, bearer, config, fresh_url, require_redis, turn
+from tests.support import (
+    CHECKS_KEY,
+    FULL_KEY,
+    bearer,
+    checks_config,
+    config,
+    fresh_url,
+    require_redis,
+    turn,
+)
 
 require_redis()
 import redis  # noqa: E402  (the extra: only after the check above)
@@ -133,3 +142,68 @@ def test_async_facade_on_redis_answers_as_the_blocking_one(redis_server: RedisSe
 
     assert [status for status, _ in expected] == [200, 200, 200, 200, 200, 204, 404]
     assert asyncio.run(scenario()) == expected
+
+
+_PROSE = "The parcel left the depot this morning and should arrive by Friday. " * 200  # 13,600
+_CARD = "4111 1111 1111 1111"
+
+
+def _stream(check: Any, text: str, upto: int, watermark: int) -> tuple[list[tuple[str, int]], int]:
+    """Stream ``text`` in 250-character calls from ``watermark`` up to ``upto`` characters
+    with ``check`` (a typed client's ``check_output_stream``): every report, the watermark."""
+    sent, found = watermark + 200, []
+    while sent < upto:
+        sent = min(sent + 250, upto)
+        reply = check(
+            {"sessionId": "s", "fullText": text[:sent], "lastCheckedOffset": watermark,
+             "isFinal": sent == len(text)}
+        )  # fmt: skip
+        found += [(v.matched_text, v.offset) for v in reply.new_violations]
+        watermark = reply.watermark
+    return found, watermark
+
+
+def test_a_stream_resumes_and_sees_edits_through_a_redis_store(redis_server: RedisServer) -> None:
+    """The stream record goes through Redis: an honest stream several checksum blocks long
+    reports its card once (every call resumed from its record), and an overwrite of text just
+    behind the watermark is found by the next call."""
+    url = fresh_url(redis_server)
+    gov = govcore.Governance.from_config(checks_config(store=url), clock=FakeClock())
+    client = gov.client(CHECKS_KEY)
+    text = "Card " + _CARD + ". " + _PROSE
+    found, watermark = _stream(client.check_output_stream, text, 12_000, 0)
+    assert found == [(_CARD, 5)]
+    at = text.rfind(" ", 0, watermark - 100) + 1
+    edited = text[:at] + _CARD + " " + text[at + len(_CARD) + 1 :]
+    found, _ = _stream(client.check_output_stream, edited, 12_600, watermark)
+    assert (_CARD, 5) in found  # checked again from the start
+    assert (_CARD, at) in found
+    gov.close()
+
+
+def test_the_async_facade_resumes_a_stream_from_a_redis_record(redis_server: RedisServer) -> None:
+    """Records written by the blocking facade are read by the asyncio one on the same Redis."""
+    url = fresh_url(redis_server)
+    blocking = govcore.Governance.from_config(checks_config(store=url), clock=FakeClock())
+    text = "Card " + _CARD + ". " + _PROSE
+    found, watermark = _stream(blocking.client(CHECKS_KEY).check_output_stream, text, 9_000, 0)
+    assert found == [(_CARD, 5)]
+
+    async def rest(mark: int) -> list[tuple[str, int]]:
+        async with govcore.AsyncGovernance.from_config(
+            checks_config(store=url), clock=FakeClock()
+        ) as agov:
+            client = agov.client(CHECKS_KEY)
+            sent, reports = mark + 200, []
+            while sent < len(text):
+                sent = min(sent + 250, len(text))
+                reply = await client.check_output_stream(
+                    {"sessionId": "s", "fullText": text[:sent], "lastCheckedOffset": mark,
+                     "isFinal": sent == len(text)}
+                )  # fmt: skip
+                reports += [(v.matched_text, v.offset) for v in reply.new_violations]
+                mark = reply.watermark
+            return reports
+
+    assert asyncio.run(rest(watermark)) == []  # resumed on every call, the final one included
+    blocking.close()

@@ -25,6 +25,8 @@ from govcore.core.stream_window import (
     STREAM_MATCH_HOLD,
     STREAM_TOKEN_HOLD,
     STREAM_TRIGGER,
+    resume_stream,
+    stream_record,
     stream_step,
 )
 from govcore.errors import InvalidRequestError
@@ -495,3 +497,14 @@ def test_watermark_stays_where_no_sequence_is_cut() -> None:
     text = "a " * 150 + "e" + " b" * 32
     step = stream_step(text, 0, False, lambda _text, _start: [])
     assert step.watermark == len(text) - 64
+
+
+def test_a_record_of_the_earlier_format_makes_the_call_check_from_the_start() -> None:
+    """A record written before the checksum chain (watermark digits, a colon, 16 bytes), or any
+    record that does not decode, is no record: the call checks from the start."""
+    text = "The order shipped today. " * 40
+    written = stream_record(text, 900, resume_stream(text, 0, None))
+    assert resume_stream(text, 900, written).start == 900
+    for stored in (b"900:" + bytes(16), written[:-1], b"s1" + written[2:], b""):
+        resumed = resume_stream(text, 900, stored)
+        assert (resumed.start, resumed.verified) == (0, False)

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import govcore
+from govcore.core.stream_window import STREAM_CHECKSUM_BLOCK, STREAM_TRIGGER
 from govcore.errors import InvalidRequestError, PermissionDeniedError
 from govcore.testing import FakeClock
 from tests.support import (
@@ -502,6 +503,75 @@ def test_the_stream_record_expires_with_the_conversation_ttl() -> None:
     clock.advance(301)
     found, _ = _stream_call(client, text + "z " * 240, watermark)
     assert found == [("4111 1111 1111 1111", 5)]  # no record: from the start
+
+
+_LONG = "The parcel left the depot this morning and should arrive by Friday. " * 400  # 27,200
+
+
+def _stream_to(
+    client: govcore.GovernanceClient, text: str, upto: int, watermark: int, chunk: int = 200
+) -> tuple[list[tuple[str, int]], int]:
+    """Stream ``text`` from where ``watermark`` left it up to ``upto`` characters in
+    ``chunk``-character calls, the last one final when ``upto`` is the end; every report."""
+    sent = watermark + STREAM_TRIGGER
+    found: list[tuple[str, int]] = []
+    while True:
+        sent = min(sent + chunk, upto)
+        final = sent == len(text)
+        reply = client.check_output_stream(
+            {"sessionId": "long", "fullText": text[:sent], "lastCheckedOffset": watermark,
+             "isFinal": final}
+        )  # fmt: skip
+        found += [(v.matched_text, v.offset) for v in reply.new_violations]
+        watermark = reply.watermark
+        if sent == upto:
+            return found, watermark
+
+
+def test_a_long_honest_stream_reports_each_violation_once() -> None:
+    """Every call of an honest stream many checksum blocks long resumes from its watermark: a
+    call that checked again from the start would report the early card a second time."""
+    client = checks_governance().client(CHECKS_KEY)
+    text = _LONG[:100] + "card 4111 1111 1111 1111 " + _LONG[100:] + " mail jane@example.com"
+    found, _ = _stream_to(client, text, len(text), 0)
+    assert found == [
+        ("4111 1111 1111 1111", 105),
+        ("jane@example.com", len(text) - len("jane@example.com")),
+    ]
+
+
+_CARD = "4111 1111 1111 1111 "
+
+
+def _overwritten(text: str, near: int) -> tuple[str, int]:
+    """``text`` with the word at or before ``near`` and what follows overwritten by a card
+    number of the same length (nothing after it moves), and where the card begins."""
+    at = text.rfind(" ", 0, near) + 1
+    return text[:at] + _CARD + text[at + len(_CARD) :], at
+
+
+def test_an_edit_within_a_block_of_the_watermark_is_checked_by_the_next_call() -> None:
+    """The next call verifies at least STREAM_CHECKSUM_BLOCK characters before the watermark,
+    wherever the block boundaries fall: an overwrite there is found at once."""
+    for back in (10, STREAM_CHECKSUM_BLOCK // 2, STREAM_CHECKSUM_BLOCK - 30):
+        client = checks_governance().client(CHECKS_KEY)
+        _, watermark = _stream_to(client, _LONG, 20_000, 0)
+        edited, at = _overwritten(_LONG, watermark - back)
+        found, _ = _stream_to(client, edited, watermark + 400, watermark)
+        assert (_CARD.strip(), at) in found, back
+
+
+def test_an_edit_far_behind_the_watermark_is_checked_by_the_final_call() -> None:
+    """Calls before the last verify only the text near the watermark, so an overwrite further
+    back is found by the final call, which verifies all of it and then checks from the start;
+    the union of the stream's reports still holds it (docs/decisions/stream-cost.md)."""
+    client = checks_governance().client(CHECKS_KEY)
+    _, watermark = _stream_to(client, _LONG, 20_000, 0)
+    edited, at = _overwritten(_LONG, 100)
+    before_final, watermark = _stream_to(client, edited, 24_000, watermark)
+    assert (_CARD.strip(), at) not in before_final  # deferred to the final call, as documented
+    at_final, _ = _stream_to(client, edited, len(edited), watermark)
+    assert (_CARD.strip(), at) in at_final
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
