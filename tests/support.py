@@ -656,7 +656,9 @@ def require_hyperscan() -> None:
     """Skip the calling test without the hyperscan package (fail in CI, which installs it),
     and when the run is on RE2 on purpose (``GOVCORE_DETECTION_ENGINE=re2``)."""
     if os.environ.get(ENGINE_VARIABLE) == "re2":
-        pytest.skip(f"{ENGINE_VARIABLE}=re2: this run is on the RE2 engine", allow_module_level=True)
+        pytest.skip(
+            f"{ENGINE_VARIABLE}=re2: this run is on the RE2 engine", allow_module_level=True
+        )
     if importlib.util.find_spec("hyperscan") is None:
         reason = "needs the govcore[hyperscan] extra: pip install 'govcore[hyperscan]'"
         if _IN_CI:

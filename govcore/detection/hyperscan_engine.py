@@ -46,7 +46,7 @@ __all__ = [
     "Fallback",
     "HyperscanSearch",
     "MatchStarts",
-    "Unsupported",
+    "UnsupportedPatternError",
     "available",
     "superset_pattern",
 ]
@@ -61,7 +61,7 @@ _MEMBER_OPTIONS.case_sensitive = False
 _MEMBER_OPTIONS.log_errors = False
 
 
-class Unsupported(ValueError):
+class UnsupportedPatternError(ValueError):
     """A pattern this engine leaves to RE2; the message says why."""
 
 
@@ -99,7 +99,7 @@ def superset_pattern(pattern: str) -> str:
     character. Everything else is ASCII syntax both libraries read alike.
 
     Raises:
-        Unsupported: syntax with no superset in Hyperscan (``\\C``, a ``\\Q`` inside a class).
+        UnsupportedPatternError: syntax with no superset in Hyperscan (``\\C``, a ``\\Q`` inside a class).
     """
     pieces: list[str] = []
     index, size = 0, len(pattern)
@@ -115,7 +115,9 @@ def superset_pattern(pattern: str) -> str:
                 index = size if quoted_end == -1 else quoted_end + 2
                 continue
             if escape[1] == "C":
-                raise Unsupported(r"\C (any byte) has no equivalent in Hyperscan's UTF-8 mode")
+                raise UnsupportedPatternError(
+                    r"\C (any byte) has no equivalent in Hyperscan's UTF-8 mode"
+                )
             if len(escape) == 2 and not escape[1].isascii():
                 pieces.append(_literal(escape[1]))  # an escaped non-ASCII character is itself
             else:
@@ -136,12 +138,12 @@ def superset_pattern(pattern: str) -> str:
 def _escape_end(pattern: str, index: int) -> int:
     """Where the escape sequence at ``pattern[index]`` (a backslash) ends."""
     if index + 1 >= len(pattern):
-        raise Unsupported("the pattern ends with a backslash")
+        raise UnsupportedPatternError("the pattern ends with a backslash")
     kind = pattern[index + 1]
     if kind in "pPx" and pattern.startswith("{", index + 2):
         close = pattern.find("}", index + 3)
         if close == -1:
-            raise Unsupported(f"\\{kind}{{ is not closed")
+            raise UnsupportedPatternError(f"\\{kind}{{ is not closed")
         return close + 1
     if kind in "pP":
         return index + 3  # \pN: a one-letter class name
@@ -167,7 +169,7 @@ def _class_end(pattern: str, index: int) -> int:
         if char == "\\":
             end = _escape_end(pattern, position)
             if pattern[position + 1] == "Q":
-                raise Unsupported(r"\Q...\E inside a character class")
+                raise UnsupportedPatternError(r"\Q...\E inside a character class")
             position = end
         elif pattern.startswith("[:", position):
             close = pattern.find(":]", position + 2)
@@ -176,7 +178,7 @@ def _class_end(pattern: str, index: int) -> int:
             return position + 1
         else:
             position += 1
-    raise Unsupported("a character class is not closed")
+    raise UnsupportedPatternError("a character class is not closed")
 
 
 def _may_be_non_ascii(written: str) -> bool:
@@ -259,7 +261,9 @@ def _code(digits: str) -> int:
     try:
         return int(digits, 16)
     except ValueError:
-        raise Unsupported(f"\\x{digits!r} is not a hexadecimal character code") from None
+        raise UnsupportedPatternError(
+            f"\\x{digits!r} is not a hexadecimal character code"
+        ) from None
 
 
 def _quoted(char: str) -> str:
@@ -289,7 +293,9 @@ def _widened(written: str) -> str:
     try:
         compiled = re2.compile(written, _MEMBER_OPTIONS)
     except re2.error as exc:
-        raise Unsupported(f"RE2 does not read {written!r} as one character: {exc}") from None
+        raise UnsupportedPatternError(
+            f"RE2 does not read {written!r} as one character: {exc}"
+        ) from None
     members = [code for code in range(128) if compiled.fullmatch(chr(code)) is not None]
     runs: list[list[int]] = []
     for code in members:
@@ -340,9 +346,7 @@ def _on_match(pattern_id: int, start: int, end: int, flags: int, reports: Any) -
 
 def _flags() -> int:
     hyperscan = _hyperscan()
-    return int(
-        hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_SOM_LEFTMOST
-    )
+    return int(hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_SOM_LEFTMOST)
 
 
 def _compile(patterns: Sequence[tuple[int, bytes]]) -> Any:
@@ -386,7 +390,7 @@ class HyperscanSearch:
         for pattern_id, pattern in patterns:
             try:
                 superset = superset_pattern(pattern).encode("utf-8")
-            except Unsupported as exc:
+            except UnsupportedPatternError as exc:
                 fallbacks.append(Fallback(pattern_id, str(exc)))
                 continue
             refusal = _refusal_alone(superset) if pattern_id in known else None

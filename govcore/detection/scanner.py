@@ -155,21 +155,20 @@ class Scanner:
         # Hyperscan: one database of every pattern, scanned once per text. Terms stay one RE2
         # alternation, which is faster than Hyperscan on them (docs/decisions/detection-engine.md).
         self._pattern_search: HyperscanSearch | None = None
-        if engine == "hyperscan":
-            if patterns:
-                search = HyperscanSearch(
-                    [(i, p.compiled.pattern) for i, p in enumerate(patterns)],
-                    frozenset(i for i, p in enumerate(patterns) if p.validator is not None),
+        if engine == "hyperscan" and patterns:
+            search = HyperscanSearch(
+                [(i, p.compiled.pattern) for i, p in enumerate(patterns)],
+                frozenset(i for i, p in enumerate(patterns) if p.validator is not None),
+            )
+            self._pattern_search = search
+            fallbacks += [
+                EngineFallback(
+                    self._source(fallback.pattern_id),
+                    patterns[fallback.pattern_id].compiled.pattern,
+                    fallback.reason,
                 )
-                self._pattern_search = search
-                fallbacks += [
-                    EngineFallback(
-                        self._source(fallback.pattern_id),
-                        patterns[fallback.pattern_id].compiled.pattern,
-                        fallback.reason,
-                    )
-                    for fallback in search.fallbacks
-                ]
+                for fallback in search.fallbacks
+            ]
         self.fallbacks: tuple[EngineFallback, ...] = tuple(fallbacks)
         # The patterns RE2 alone finds: all of them with the RE2 engine, those Hyperscan
         # refused with the other. One RE2 set of them tells in one pass which occur at all, so
