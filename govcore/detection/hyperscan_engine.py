@@ -19,7 +19,7 @@ semantics to be RE2's:
 
 What Hyperscan runs is the pattern rewritten into a superset (:func:`superset_pattern`), since
 the two libraries' Unicode tables are not of the same version: a Unicode class, a character
-class that holds non-ASCII characters, and a non-ASCII literal each become "their ASCII members,
+class that can hold a cased non-ASCII character, and a cased non-ASCII literal each become "their ASCII members,
 as RE2 sees them, or any non-ASCII character". ASCII syntax (``\\b``, ``\\d``, ``\\w``, classes
 of ASCII characters, case folding of ASCII letters) means the same in both without Hyperscan's
 UCP flag. A pattern Hyperscan cannot compile with start offsets (it may match the empty string,
@@ -313,8 +313,8 @@ def _widened(written: str) -> str:
 
 
 class MatchStarts:
-    """The reports of one pattern (or of a group searched as one alternation): for each
-    reported end offset, the leftmost start of a match ending there (UTF-8 byte offsets)."""
+    """The reports of one pattern: for each reported end offset, the leftmost start of a match
+    ending there (UTF-8 byte offsets)."""
 
     __slots__ = ("_ends", "_lowest_start")
 
@@ -441,7 +441,7 @@ class HyperscanSearch:
         return int(self.database.size()) if self.database is not None else 0
 
     def scan(self, data: bytes) -> dict[int, MatchStarts]:
-        """Each compiled pattern (or group) that occurs in ``data``, with its reports."""
+        """Each compiled pattern that occurs in ``data``, with its reports."""
         if self.database is None:
             return {}
         try:

@@ -15,7 +15,7 @@ all policies. Scanning a text:
 6. scans the surroundings of a match that touches its neighbour again with the match blanked
    out, to find the values it held back (a card number glued to an email's domain).
 
-With the Hyperscan engine (:mod:`govcore.detection.hyperscan_engine`), steps 2 to 4 start each
+With the Hyperscan engine (:mod:`govcore.detection.hyperscan_engine`), steps 2 and 3 start each
 RE2 search where Hyperscan's one pass over the text says the next match can begin, instead of
 searching the whole text once per present pattern; RE2 still decides every match, so both
 engines report the same hits.
