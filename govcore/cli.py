@@ -214,6 +214,7 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         # resolve, the decision log's directory exists, every tenant's policies index.
         with Governance(loaded) as gov:
             misses = gov.examples_that_miss()
+            engine, fallbacks = gov.detection_engine(), gov.detection_fallbacks()
     except ConfigError as exc:
         noun = "problem" if len(exc.problems) == 1 else "problems"
         print(f"{config}: {len(exc.problems)} {noun}", file=err)
@@ -228,6 +229,13 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
             f"{instead}); `govcore explain` shows why",
             file=err,
         )
+    for tenant_id, notes in fallbacks.items():
+        for note in notes:
+            print(
+                f"note: tenants.{tenant_id}: the {engine} engine leaves to RE2 (same scan, "
+                f"same results) the {note}",
+                file=out,
+            )
     policies = sum(len(p) for p in loaded.tenants.values())
     print(
         f"{config}: OK ({_count(len(loaded.tenants), 'tenant')}, "

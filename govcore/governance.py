@@ -25,11 +25,12 @@ from govcore.client import AsyncGovernanceClient, GovernanceClient
 from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
 from govcore.decision_log import DecisionLog, DecisionQueue
+from govcore.detection.scanner import resolve_engine
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
 from govcore.service.shared import Service, random_id
-from govcore.service.tenants import ExampleMiss, examples_that_miss
+from govcore.service.tenants import ExampleMiss, engine_fallbacks, examples_that_miss
 from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 
 if TYPE_CHECKING:
@@ -202,6 +203,20 @@ class _GovernanceBase(Generic[StoreT]):
             for tenant in self._service.tenants.values()
             for miss in examples_that_miss(tenant, top_k)
         ]
+
+    def detection_fallbacks(self) -> dict[str, list[str]]:
+        """Per tenant, the ``detect`` patterns that the Hyperscan engine
+        (``settings.detection_engine``) leaves to RE2 in the same scan, each with the reason
+        (``govcore validate`` lists them); empty lists with the RE2 engine."""
+        return {
+            tenant_id: [str(f) for f in engine_fallbacks(tenant)]
+            for tenant_id, tenant in self._service.tenants.items()
+        }
+
+    def detection_engine(self) -> str:
+        """The engine the ``detect`` rules run on: ``re2`` or ``hyperscan`` (``auto``
+        resolved)."""
+        return resolve_engine(self.settings.detection_engine)
 
     @property
     def tenants(self) -> tuple[str, ...]:

@@ -16,7 +16,9 @@ from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
+from govcore.detection.hyperscan_engine import available as hyperscan_available
 from govcore.detection.normalize import normalize
+from govcore.detection.scanner import DetectionEngine
 from govcore.detection.secrets import SecretOptions
 from govcore.models import MAX_TTL_SECONDS, MIN_TTL_SECONDS
 from govcore.retrieval.analysis import DEFAULT_LANGUAGE, languages, words_of
@@ -137,6 +139,22 @@ class GovernanceSettings(_ConfigModel):
         default_factory=list
     )
     """Values the ``secret`` detector never reports (test fixtures, documented sample keys)."""
+
+    detection_engine: DetectionEngine = "auto"
+    """What finds where ``detect`` rules match: ``re2``, ``hyperscan`` (``govcore[hyperscan]``:
+    one Hyperscan pass over the text tells where each pattern's matches can begin, and RE2
+    confirms them there) or ``auto``, Hyperscan when it is installed and RE2 otherwise. Both
+    report the same violations (docs/decisions/detection-engine.md)."""
+
+    @field_validator("detection_engine")
+    @classmethod
+    def _engine_is_installed(cls, engine: DetectionEngine) -> DetectionEngine:
+        if engine == "hyperscan" and not hyperscan_available():
+            raise ValueError(
+                "the hyperscan engine needs the hyperscan package: "
+                "pip install 'govcore[hyperscan]' (or use re2 or auto)"
+            )
+        return engine
 
     @field_validator("secret_allowlist")
     @classmethod

@@ -2,17 +2,45 @@
 
 Redis needs a ``redis-server`` binary on PATH and the ``redis`` package (``govcore[redis]``):
 without them the Redis tests skip, except in CI (``CI=true``), where they fail instead.
+
+The detection engine: ``settings.detection_engine`` defaults to ``auto`` (Hyperscan when the
+``hyperscan`` package is installed), so the suite runs on Hyperscan where ``govcore[hyperscan]``
+is installed and on RE2 elsewhere. ``GOVCORE_DETECTION_ENGINE=re2`` runs it on RE2 where it is
+installed: the package is hidden from the run (as if the extra were not installed) and the
+tests that need it skip; ``GOVCORE_DETECTION_ENGINE=hyperscan`` fails at once without it. The
+variable is read here only: govcore itself never reads it.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
 from collections.abc import Iterator
 
 import pytest
 
 import govcore
 from govcore.testing import FakeClock, RedisServer
-from tests.support import EXAMPLE_CONFIG, START_TIME, fresh_url, lifecycle_config, require_redis
+from tests.support import (
+    ENGINE_VARIABLE,
+    EXAMPLE_CONFIG,
+    START_TIME,
+    fresh_url,
+    lifecycle_config,
+    require_redis,
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    engine = os.environ.get(ENGINE_VARIABLE)
+    if engine == "re2":
+        # An entry of None makes every import of the package fail, so ``auto`` resolves to re2.
+        sys.modules["hyperscan"] = None  # type: ignore[assignment]
+    elif engine == "hyperscan":
+        importlib.import_module("hyperscan")
+    elif engine is not None:
+        raise pytest.UsageError(f"{ENGINE_VARIABLE} must be re2 or hyperscan, not {engine!r}")
 
 
 @pytest.fixture(scope="module")

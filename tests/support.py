@@ -645,6 +645,27 @@ def require_redis() -> None:
         pytest.skip(reason, allow_module_level=True)
 
 
+# --- Hyperscan ------------------------------------------------------------------------------------
+
+ENGINE_VARIABLE = "GOVCORE_DETECTION_ENGINE"
+"""Runs the suite on one detection engine (see tests/conftest.py): ``re2`` hides the hyperscan
+package, as if ``govcore[hyperscan]`` were not installed; ``hyperscan`` requires it."""
+
+
+def require_hyperscan() -> None:
+    """Skip the calling test without the hyperscan package (fail in CI, which installs it),
+    and when the run is on RE2 on purpose (``GOVCORE_DETECTION_ENGINE=re2``)."""
+    if os.environ.get(ENGINE_VARIABLE) == "re2":
+        pytest.skip(
+            f"{ENGINE_VARIABLE}=re2: this run is on the RE2 engine", allow_module_level=True
+        )
+    if importlib.util.find_spec("hyperscan") is None:
+        reason = "needs the govcore[hyperscan] extra: pip install 'govcore[hyperscan]'"
+        if _IN_CI:
+            pytest.fail(f"Hyperscan tests cannot run in CI: {reason}")
+        pytest.skip(reason, allow_module_level=True)
+
+
 def fresh_url(server: RedisServer, **parameters: str) -> str:
     """The server's URL with a key prefix no other test uses."""
     query = "&".join(

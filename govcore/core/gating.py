@@ -17,7 +17,7 @@ from govcore._values import json_equal
 from govcore.core.verdict import Finding, is_safe, risk_score
 from govcore.core.violations import replace_matches
 from govcore.detection.normalize import normalize
-from govcore.detection.scanner import Hit, Scanner, compile_rules, explain
+from govcore.detection.scanner import DetectionEngine, Hit, Scanner, compile_rules, explain
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import PolicyDocument, ToolRule
 
@@ -126,9 +126,12 @@ class PoliciesExcept(Container[str]):
 
 
 def compile_tool_rules(
-    policies: Sequence[PolicyDocument], secret_options: SecretOptions | None = None
+    policies: Sequence[PolicyDocument],
+    secret_options: SecretOptions | None = None,
+    engine: DetectionEngine = "auto",
 ) -> tuple[CompiledToolRule, ...]:
-    """Parse every policy's tool rules once (``secret_options``: as for ``compile_rules``)."""
+    """Parse every policy's tool rules once (``secret_options`` and ``engine``: as for
+    ``compile_rules``)."""
     compiled = []
     for policy in policies:
         for rule in policy.tools:
@@ -144,7 +147,9 @@ def compile_tool_rules(
                 # detect rules find there, so it overrides theirs.
                 detect = [r.model_copy(update={"confidence": rule.confidence}) for r in detect]
             scanner = (
-                compile_rules(((policy, r) for r in detect), secret_options=secret_options)
+                compile_rules(
+                    ((policy, r) for r in detect), secret_options=secret_options, engine=engine
+                )
                 if detect
                 else None
             )

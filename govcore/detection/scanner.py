@@ -15,6 +15,11 @@ all policies. Scanning a text:
 6. scans the surroundings of a match that touches its neighbour again with the match blanked
    out, to find the values it held back (a card number glued to an email's domain).
 
+With the Hyperscan engine (:mod:`govcore.detection.hyperscan_engine`), steps 2 and 3 start each
+RE2 search where Hyperscan's one pass over the text says the next match can begin, instead of
+searching the whole text once per present pattern; RE2 still decides every match, so both
+engines report the same hits.
+
 Every pattern matches case-insensitively (policy authors get RE2 syntax; ``(?-i:...)`` turns
 case sensitivity back on for part of a pattern).
 """
@@ -32,13 +37,25 @@ import re2  # type: ignore[import-untyped]
 
 from govcore.detection.chars import VALUE_START, is_word
 from govcore.detection.detectors import CONTAINERS, DETECTORS, CandidatePattern
+from govcore.detection.hyperscan_engine import HyperscanSearch, MatchStarts, available
 from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
 from govcore.detection.secrets import SecretOptions
 from govcore.policy import DetectRule, PolicyDocument
 
-__all__ = ["CompiledRule", "Hit", "Scanner", "compile_rules"]
+__all__ = [
+    "CompiledRule",
+    "DetectionEngine",
+    "EngineFallback",
+    "Hit",
+    "Scanner",
+    "compile_rules",
+    "resolve_engine",
+]
 
 RuleKind = Literal["regex", "terms", "pii"]
+DetectionEngine = Literal["re2", "hyperscan", "auto"]
+"""Which engine finds where matches are: ``auto`` is ``hyperscan`` when the ``hyperscan``
+package (``govcore[hyperscan]``) is installed, else ``re2``."""
 
 _OPTIONS = re2.Options()
 _OPTIONS.case_sensitive = False
@@ -87,6 +104,31 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineFallback:
+    """A pattern the Hyperscan engine leaves to RE2 (in the same scan), and why."""
+
+    source: str
+    """What the pattern is: a policy's regex or term, or a built-in detector's pattern."""
+    pattern: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
+
+
+def resolve_engine(engine: DetectionEngine) -> Literal["re2", "hyperscan"]:
+    """The engine ``engine`` names: ``auto`` is ``hyperscan`` when it can be imported."""
+    if engine == "auto":
+        return "hyperscan" if available() else "re2"
+    if engine == "hyperscan" and not available():
+        raise ValueError(
+            "the hyperscan detection engine needs the hyperscan package: "
+            "pip install 'govcore[hyperscan]'"
+        )
+    return engine
+
+
+@dataclass(frozen=True, slots=True)
 class _Pattern:
     compiled: Any
     rules: tuple[int, ...]  # indices of the rules this pattern serves
@@ -104,20 +146,65 @@ class Scanner:
         rules: Sequence[CompiledRule],
         patterns: Sequence[_Pattern],
         terms: dict[str, list[tuple[int, bool, bool]]],
+        engine: Literal["re2", "hyperscan"] = "re2",
     ) -> None:
         self.rules = tuple(rules)
+        self.engine = engine
         self._patterns = tuple(patterns)
-        # One RE2 set of every pattern tells in one pass which occur at all, so the cost of the
-        # rules that do not occur is one DFA step per byte, however many there are. Present
-        # patterns are then searched one by one.
+        fallbacks: list[EngineFallback] = []
+        # Hyperscan: one database of every pattern, scanned once per text. Terms stay one RE2
+        # alternation, which is faster than Hyperscan on them (docs/decisions/detection-engine.md).
+        self._pattern_search: HyperscanSearch | None = None
+        if engine == "hyperscan" and patterns:
+            search = HyperscanSearch(
+                [(i, p.compiled.pattern) for i, p in enumerate(patterns)],
+                frozenset(i for i, p in enumerate(patterns) if p.validator is not None),
+            )
+            self._pattern_search = search
+            fallbacks += [
+                EngineFallback(
+                    self._source(fallback.pattern_id),
+                    patterns[fallback.pattern_id].compiled.pattern,
+                    fallback.reason,
+                )
+                for fallback in search.fallbacks
+            ]
+        self.fallbacks: tuple[EngineFallback, ...] = tuple(fallbacks)
+        # The patterns RE2 alone finds: all of them with the RE2 engine, those Hyperscan
+        # refused with the other. One RE2 set of them tells in one pass which occur at all, so
+        # the cost of the rules that do not occur is one DFA step per byte, however many there
+        # are. Present patterns are then searched one by one.
+        self._re2_patterns: tuple[int, ...] = tuple(
+            i
+            for i in range(len(patterns))
+            if self._pattern_search is None or i not in self._pattern_search.compiled_ids
+        )
         self._set: Any = None
-        if patterns:
+        if self._re2_patterns:
             every = re2.Set.SearchSet(_OPTIONS)
-            for pattern in patterns:
-                every.Add(pattern.compiled.pattern)
+            for index in self._re2_patterns:
+                every.Add(patterns[index].compiled.pattern)
             every.Compile()
             self._set = every
         self._terms = _TermMatcher(terms) if terms else None
+
+    def _policies_of(self, rule_indices: Iterable[int]) -> str:
+        ids = sorted({self.rules[i].policy.id for i in rule_indices})
+        return "policy " + ", ".join(repr(i) for i in ids)
+
+    def _source(self, pattern_index: int) -> str:
+        pattern = self._patterns[pattern_index]
+        if pattern.validator is None:
+            return f"regex of {self._policies_of(pattern.rules)}"
+        kind = self.rules[pattern.rules[0]].label
+        written = [c.pattern for c in DETECTORS[kind].candidates()]
+        compiled = pattern.compiled.pattern
+        number = f" {written.index(compiled) + 1}" if compiled in written else ""
+        return f"pattern{number} of the built-in detector {kind!r}"
+
+    def database_size(self) -> int:
+        """The bytes of the Hyperscan database (0 with the RE2 engine)."""
+        return 0 if self._pattern_search is None else self._pattern_search.size()
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -228,10 +315,17 @@ class Scanner:
         data = normalized.text.encode("utf-8")
         # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
         chars = _CharOffsets(normalized.text, data)
-        present = self._set.Match(data) if self._set is not None else None
+        starts: dict[int, MatchStarts] = {}
+        present: list[int] = []
+        if self._pattern_search is not None:
+            starts = self._pattern_search.scan(data)
+            present += starts
+        if self._set is not None:
+            # RE2 answers with positions in its set, in no particular order.
+            present += [self._re2_patterns[i] for i in self._set.Match(data) or ()]
         if present:
-            present.sort()  # RE2 answers in no particular order
-            self._scan_patterns(normalized.text, data, chars, present, found)
+            present.sort()
+            self._scan_patterns(normalized.text, data, chars, present, starts, found)
         if self._terms is not None:
             if len(data) == len(normalized.text):
                 # ASCII is its own skeleton but for case, which the terms' search ignores.
@@ -319,11 +413,13 @@ class Scanner:
         data: bytes,
         chars: _CharOffsets,
         present: list[int],
+        starts: dict[int, MatchStarts],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
         for pattern_index in present:
             pattern = self._patterns[pattern_index]
-            for begin, end, factor in _spans(pattern, text, data, chars):
+            spans = _spans(pattern, text, data, chars, starts.get(pattern_index))
+            for begin, end, factor in spans:
                 for rule_index in pattern.rules:
                     found.setdefault(rule_index, []).append((begin, end, factor))
 
@@ -527,22 +623,41 @@ def _windows(pattern: _Pattern, data: bytes) -> list[tuple[int, int]]:
 
 
 def _spans(
-    pattern: _Pattern, text: str, data: bytes, chars: _CharOffsets
+    pattern: _Pattern,
+    text: str,
+    data: bytes,
+    chars: _CharOffsets,
+    starts: MatchStarts | None = None,
 ) -> Iterable[tuple[int, int, float]]:
     """Matches of ``pattern``, validated, as character spans ``(start, end, factor)``.
 
     A validator may accept a shorter span than the candidate (a card number followed by a year);
     the rest of the candidate is searched again, so nothing after the accepted part is lost.
+    ``starts``: where Hyperscan says the pattern's matches can begin (see
+    :mod:`govcore.detection.hyperscan_engine`).
     """
     for lo, hi in _windows(pattern, data):
-        yield from _window_spans(pattern, text, data, chars, lo, hi)
+        yield from _window_spans(pattern, text, data, chars, lo, hi, starts)
 
 
 def _window_spans(
-    pattern: _Pattern, text: str, data: bytes, chars: _CharOffsets, lo: int, hi: int
+    pattern: _Pattern,
+    text: str,
+    data: bytes,
+    chars: _CharOffsets,
+    lo: int,
+    hi: int,
+    starts: MatchStarts | None,
 ) -> Iterable[tuple[int, int, float]]:
     position = lo
     while position < hi:
+        if starts is not None:
+            # No match begins between here and where Hyperscan's reports say one can: the
+            # search starts there and finds the match a search from here finds.
+            skip_to = starts.search_from(position)
+            if skip_to is None or skip_to >= hi:
+                return
+            position = skip_to
         begin_byte, end_byte = pattern.compiled._regexp.Match(_UNANCHORED, data, position, hi)[0]
         if begin_byte == -1:
             return
@@ -621,12 +736,18 @@ def compile_rules(
     rules: Iterable[tuple[PolicyDocument, DetectRule]],
     *,
     secret_options: SecretOptions | None = None,
+    engine: DetectionEngine = "auto",
 ) -> Scanner:
     """Compile ``(policy, rule)`` pairs into one :class:`Scanner`.
 
     ``secret_options``: the known values the ``secret`` detector does not report (default:
     the published examples, ``settings.secret_known_examples``, and no allow-list).
+    ``engine``: ``settings.detection_engine`` (both engines report the same hits).
+
+    Raises:
+        ValueError: ``engine`` is ``hyperscan`` and the package is not installed.
     """
+    resolved = resolve_engine(engine)
     candidates = _candidates(secret_options)
     compiled: list[CompiledRule] = []
     patterns: dict[tuple[str, int], tuple[Any, list[int], Any, Any]] = {}
@@ -696,6 +817,7 @@ def compile_rules(
             for p, owners, v, d in patterns.values()
         ],
         terms,
+        resolved,
     )
 
 

@@ -86,7 +86,10 @@ class Service:
             for language in sorted({p.language for p in config.tenants.values()})
         }
         self.tenants: dict[str, CompiledTenant] = compile_tenants(
-            config.tenants, retrievers.__getitem__, config.settings.secret_options
+            config.tenants,
+            retrievers.__getitem__,
+            config.settings.secret_options,
+            config.settings.detection_engine,
         )
         self.conversation_rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,

@@ -8,7 +8,7 @@ from typing import Any
 
 from govcore.core.gating import CompiledToolRule, DetectScope, compile_tool_rules
 from govcore.core.selection import retrieval_depth, select_policies
-from govcore.detection.scanner import Scanner, compile_rules
+from govcore.detection.scanner import DetectionEngine, EngineFallback, Scanner, compile_rules
 from govcore.detection.secrets import SecretOptions
 from govcore.errors import ConfigError, GovcoreError
 from govcore.policy import PolicyDocument, PolicySet
@@ -53,10 +53,12 @@ def compile_tenants(
     policy_sets: Mapping[str, PolicySet],
     retriever_for: Callable[[str], Retriever],
     secret_options: SecretOptions | None = None,
+    engine: DetectionEngine = "auto",
 ) -> dict[str, CompiledTenant]:
     """Compile each tenant's policy set, indexed by the retriever of its language; tenants
     whose policies (and language) are identical share the work. ``secret_options``: the known
-    values the ``secret`` detector does not report (from the settings)."""
+    values the ``secret`` detector does not report, and ``engine`` the detection engine (both
+    from the settings)."""
     by_version: dict[str, CompiledTenant] = {}
     tenants: dict[str, CompiledTenant] = {}
     for tenant_id, policy_set in policy_sets.items():
@@ -64,7 +66,7 @@ def compile_tenants(
         if built is None:
             try:
                 built = by_version[policy_set.version] = _compile(
-                    policy_set, retriever_for(policy_set.language), secret_options
+                    policy_set, retriever_for(policy_set.language), secret_options, engine
                 )
             except GovcoreError:
                 raise
@@ -80,11 +82,15 @@ def compile_tenants(
 
 
 def _compile(
-    policy_set: PolicySet, retriever: Retriever, secret_options: SecretOptions | None
+    policy_set: PolicySet,
+    retriever: Retriever,
+    secret_options: SecretOptions | None,
+    engine: DetectionEngine,
 ) -> CompiledTenant:
     scanner = compile_rules(
         ((policy, rule) for policy in policy_set.policies for rule in policy.detect),
         secret_options=secret_options,
+        engine=engine,
     )
     by_area: dict[str, set[str]] = {}
     for policy in policy_set.policies:
@@ -96,7 +102,7 @@ def _compile(
         index=retriever.index(policy_set.policies),
         scanner=scanner,
         policies_by_area={area: frozenset(ids) for area, ids in by_area.items()},
-        tool_rules=compile_tool_rules(policy_set.policies, secret_options),
+        tool_rules=compile_tool_rules(policy_set.policies, secret_options, engine),
         detect_scope=DetectScope.of(policy_set.policies),
         views=policy_views(policy_set),
     )
@@ -128,6 +134,13 @@ def examples_that_miss(tenant: CompiledTenant, top_k: int) -> list[ExampleMiss]:
             if policy.id not in selected:
                 misses.append(ExampleMiss(policy_set.tenant, policy.id, example, tuple(selected)))
     return misses
+
+
+def engine_fallbacks(tenant: CompiledTenant) -> list[EngineFallback]:
+    """The patterns of the tenant's ``detect`` rules (output and tool rules) that the Hyperscan
+    engine leaves to RE2, each once; none with the RE2 engine."""
+    scanners = [tenant.scanner, *(r.scanner for r in tenant.tool_rules if r.scanner is not None)]
+    return list(dict.fromkeys(f for scanner in scanners for f in scanner.fallbacks))
 
 
 def satisfying_attributes(policy: PolicyDocument) -> dict[str, Any]:
