@@ -41,9 +41,11 @@ def _nhs(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     digits = digits_of(candidate)
     if len(digits) != 10 or len(set(digits)) == 1 or not nhs_check_ok(digits):
         return None
+    grouped = len(candidate) == 12 and candidate[3] == candidate[7] and candidate[3] in " -"
+    if len(candidate) != 10 and not grouped:
+        return None  # one separator, or two different ones: not how the number is written
     if named_before(text, start, _NHS_WORDS):
         return start, end, 1.0
-    grouped = len(candidate) == 12 and candidate[3] == candidate[7] and candidate[3] in " -"
     return (start, end, 0.7) if grouped else None
 
 
