@@ -160,7 +160,8 @@ def test_an_unknown_name_is_a_config_error_listing_kinds_and_markets(pii: Any, n
         governance({"pii": pii})
     message = str(caught.value)
     assert f"unknown PII kind or market {named}" in message
-    assert "detect[0].pii" in message and "policy 'pii'" in message
+    assert "detect[0].pii" in message
+    assert "policy 'pii'" in message
     assert all(kind in message for kind in DETECTORS)
     assert all(market in message for market in MARKETS)
     assert "uk (or gb)" in message

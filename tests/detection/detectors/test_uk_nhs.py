@@ -64,7 +64,7 @@ def wrong_check(number: str) -> str:
         f"NHS number {VALID[0]}1",  # eleven digits
         f"NHS number {VALID[0][:9]}",
         "NHS number 000 000 0000",  # passes the arithmetic, never issued
-        f"NHS number 943 476-5919",  # mixed separators
+        "NHS number 943 476-5919",  # mixed separators
         f"NHS number A{VALID[0]}",
     ],
 )
