@@ -57,6 +57,7 @@ def wrong_check(number: str) -> str:
         wrong_check(VALID[0]),
         pesel(2001, 2, 29, "0001"),  # 2001 is no leap year
         pesel(1950, 4, 31, "1234"),  # 31 April
+        pesel(2100, 2, 29, "1234"),  # 2100 is no leap year (2000 was)
         "44131401358",  # month 13
         VALID[0][:10],
         VALID[0] + "1",

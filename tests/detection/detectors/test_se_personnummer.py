@@ -26,6 +26,7 @@ VALID = [
     personnummer("121212", "121"),
     personnummer("000229", "456"),
     personnummer("700771", "238"),  # a coordination number: day 11 + 60
+    personnummer("701291", "238"),  # and day 31 + 60
 ]
 
 
@@ -67,6 +68,7 @@ def test_twelve_bare_digits_are_weighed_and_ten_need_the_word(number: str) -> No
         "19" + dashed(VALID[0], "+"),  # + with a century written
         dashed(VALID[0], "/"),
         "0000000000",
+        dashed(personnummer("701292", "238")),  # a coordination day 32
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:

@@ -47,6 +47,7 @@ def test_without_its_suffix_only_after_its_name() -> None:
     [
         "DA 12 34 56 C",  # D is never a first letter
         "QQ 12 34 56 C",  # Q neither (QQ is the prefix of HMRC's examples)
+        "QA 12 34 56 C",
         "AO 12 34 56 C",  # O is never a second letter
         "GB 12 34 56 C",  # not allocated
         "NK 12 34 56 C",
