@@ -16,15 +16,25 @@ __all__ = ["context_words", "named_before", "valid_date", "weighted_sum"]
 # may come between them: "NHS number (England): " is 22.
 _LOOK_BACK = 80
 _GAP = 32
+_SEPARATORS = r"[\s_\-]+"
 
 
 def context_words(*words: str) -> re.Pattern[str]:
     """A pattern that finds one of ``words`` (case-insensitive, whole words) followed by at most
-    32 characters that are neither digits nor line breaks, at the end of the searched slice."""
+    32 characters that are neither digits nor line breaks, at the end of the searched slice.
+
+    An underscore or a hyphen separates words as a space does, so the names of fields
+    (``nhs_number``, ``"steuer-id":``) count as the words."""
     alternatives = "|".join(
-        sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True)
+        sorted((_separated(word) for word in words), key=len, reverse=True)
     )
-    return re.compile(rf"(?i)(?<!\w)(?:{alternatives})(?!\w)[^\d\n]{{0,{_GAP}}}$")
+    return re.compile(rf"(?i)(?<![^\W_])(?:{alternatives})(?![^\W_])[^\d\n]{{0,{_GAP}}}$")
+
+
+def _separated(word: str) -> str:
+    """``word`` as a pattern whose spaces and hyphens each match a run of spaces, ``_`` or
+    ``-``."""
+    return _SEPARATORS.join(re.escape(part) for part in re.split(r"[ \-]+", word))
 
 
 def named_before(text: str, start: int, words: re.Pattern[str]) -> bool:

@@ -3,8 +3,8 @@ last is a modulus 11 check digit.
 
 One ten-digit number in eleven passes the check, and ``943 476 5919`` is also how US phone
 numbers are written, so the number's name decides: after a word such as "NHS" it is found at
-1.0 of the rule's confidence; written in the NHS's 3-3-4 groups without the word, at 0.7; as ten
-bare digits without the word, not at all.
+1.0 of the rule's confidence; written in the NHS's 3-3-4 groups with spaces without the word, at
+0.7; with dashes or as ten bare digits without the word, not at all.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def _nhs(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None  # one separator, or two different ones: not how the number is written
     if named_before(text, start, _NHS_WORDS):
         return start, end, 1.0
-    return (start, end, 0.7) if grouped else None
+    # Without the word, only as the NHS prints it, with spaces: 3-3-4 with dashes is how US phone
+    # numbers are written, and one in eleven of them passes the check.
+    return (start, end, 0.7) if grouped and candidate[3] == " " else None
 
 
 _ND = DECIMAL_DIGIT

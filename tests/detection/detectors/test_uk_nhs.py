@@ -49,8 +49,10 @@ def test_grouped_without_its_name_it_is_weighed(number: str) -> None:
 
 
 @pytest.mark.parametrize("number", VALID)
-def test_ten_bare_digits_without_its_name_are_not_found(number: str) -> None:
+def test_bare_or_dashed_without_its_name_it_is_not_found(number: str) -> None:
+    """Ten bare digits are anything; 3-3-4 with dashes is a US phone number's shape."""
     assert found(NHS, f"order {number} shipped") == []
+    assert found(NHS, f"call {spaced(number, '-')} now") == []
 
 
 def wrong_check(number: str) -> str:
