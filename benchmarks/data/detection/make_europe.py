@@ -655,7 +655,9 @@ def write() -> None:
         pass
 
     def str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-        style = "|" if "\n" in data and not data.endswith((" ", "\t")) and " \n" not in data else None
+        style = (
+            "|" if "\n" in data and not data.endswith((" ", "\t")) and " \n" not in data else None
+        )
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
     Dumper.add_representer(str, str_presenter)

@@ -25,9 +25,7 @@ def context_words(*words: str) -> re.Pattern[str]:
 
     An underscore or a hyphen separates words as a space does, so the names of fields
     (``nhs_number``, ``"steuer-id":``) count as the words."""
-    alternatives = "|".join(
-        sorted((_separated(word) for word in words), key=len, reverse=True)
-    )
+    alternatives = "|".join(sorted((_separated(word) for word in words), key=len, reverse=True))
     return re.compile(rf"(?i)(?<![^\W_])(?:{alternatives})(?![^\W_])[^\d\n]{{0,{_GAP}}}$")
 
 

@@ -54,8 +54,6 @@ DETECTOR = Detector(
     explanation="contains a UK driving licence number",
     replacement="[driving licence number removed]",
     example="MORGA753116SM9IJ",
-    patterns=(
-        CandidatePattern(r"\b[A-Za-z9]{5} ?[0-9]{6} ?[A-Za-z9]{2}[0-9][A-Za-z]{2}", _licence),
-    ),
+    patterns=(CandidatePattern(r"(?-i:\b[A-Z9]{5} ?[0-9]{6} ?[A-Z9]{2}[0-9][A-Z]{2})", _licence),),
     contains_other_kinds=True,
 )

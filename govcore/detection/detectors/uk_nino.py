@@ -68,7 +68,9 @@ DETECTOR = Detector(
     example="AB 12 34 56 C",
     patterns=(
         CandidatePattern(
-            rf"\b[A-Za-z]{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}(?:[ \-]?[A-Za-z])?",
+            # Capitals only (the scanner folds case unless told not to): "ab123456c" in a hash
+            # or a product code is no candidate.
+            rf"(?-i:\b[A-Z]{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}(?:[ \-]?[A-Z])?)",
             _nino,
         ),
     ),
