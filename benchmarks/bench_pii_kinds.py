@@ -94,7 +94,7 @@ def main() -> int:
     ]
     for size, repeat in ((100_000, 15 if args.quick else 60), (1_000_000, 5 if args.quick else 15)):
         text = make_text(size, args.seed)
-        runs = [lambda s=s: s.scan(text) for _, s in cases]  # type: ignore[misc]
+        runs = [lambda s=s, t=text: s.scan(t) for _, s in cases]  # type: ignore[misc]
         results = measure_together(runs, repeat=repeat)
         rows = []
         for (name, s), result in zip(cases, results, strict=True):

@@ -43,7 +43,8 @@ def add(context: str, language: str, marked: str) -> None:
         last = match.end()
     plain.append(marked[last:])
     text = "".join(plain)
-    assert "⟦" not in text and "⟧" not in text, marked
+    assert "⟦" not in text, marked
+    assert "⟧" not in text, marked
     expect = []
     for entity, value, start in spans:
         starts = [i for i in range(len(text)) if text.startswith(value, i)]
@@ -263,7 +264,7 @@ def tax_id(grouped: bool = False, valid: bool = True) -> str:
     while True:
         pool = rng.sample("0123456789", 9)
         doubled = rng.choice(pool)
-        ten = pool + [doubled]
+        ten = [*pool, doubled]
         rng.shuffle(ten)
         if ten[0] != "0":
             break
