@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from govcore._values import json_equal
 from govcore.pattern_cost import pattern_cost
+from govcore.pii_markets import resolve_pii
 from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 
 __all__ = [
@@ -51,7 +52,29 @@ tool call of the tenant, or only in sessions where the policy is active (or ``al
 # The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
 # Literal written out, not derived, so that type checkers and the config's error message know
 # them; tests/detection/test_detectors.py checks that it is the registry's list.
-PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
+PiiKind = Literal[
+    "email",
+    "credit_card",
+    "iban",
+    "phone",
+    "us_ssn",
+    "ip_address",
+    "secret",
+    "uk_nino",
+    "uk_nhs",
+    "uk_passport",
+    "uk_driving_licence",
+    "es_nif",
+    "es_nie",
+    "it_fiscal_code",
+    "it_vat_code",
+    "pl_pesel",
+    "fi_personal_identity_code",
+    "se_personnummer",
+    "de_tax_id",
+    "de_social_security",
+    "de_id_card",
+]
 PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 
 DEFAULT_RULE_CONFIDENCE = 0.9
@@ -122,7 +145,9 @@ class DetectRule(_DocumentModel):
 
     regex: Annotated[str, Field(min_length=1)] | None = None
     terms: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
-    pii: PiiKind | None = None
+    # A kind, a market (govcore/pii_markets.py) or a list of them, kept as written; the kinds
+    # they stand for are ``pii_kinds``.
+    pii: str | Annotated[list[str], Field(min_length=1)] | None = None
     confidence: Confidence = DEFAULT_RULE_CONFIDENCE
     replacement: str | None = None
     explanation: str | None = None
@@ -133,6 +158,33 @@ class DetectRule(_DocumentModel):
         if pattern is not None:
             compile_regex(pattern)
         return pattern
+
+    @field_validator("pii", mode="before")
+    @classmethod
+    def _pii_is_names(cls, names: Any) -> Any:
+        # One message for every wrong shape, rather than pydantic's one per member of the union.
+        if names is None or isinstance(names, str):
+            return names
+        if isinstance(names, list) and names and all(isinstance(name, str) for name in names):
+            return names
+        raise ValueError(
+            "pii must be a PII kind or market, or a non-empty list of them (pii: [uk, eu])"
+        )
+
+    @field_validator("pii")
+    @classmethod
+    def _pii_names_are_known(cls, names: str | list[str] | None) -> str | list[str] | None:
+        if names is not None:
+            resolve_pii([names] if isinstance(names, str) else names, PII_KINDS)
+        return names
+
+    @property
+    def pii_kinds(self) -> tuple[str, ...]:
+        """The built-in kinds the ``pii`` field enables (its markets resolved), each once, in
+        the registry's order; empty for a regex or terms rule."""
+        if self.pii is None:
+            return ()
+        return resolve_pii([self.pii] if isinstance(self.pii, str) else self.pii, PII_KINDS)
 
     @field_validator("terms")
     @classmethod

@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "govcore._version", "govcore.errors", "govcore._values", "govcore._suggest",
         "govcore._clock", "govcore.pattern_cost", "govcore.text_rules", "govcore.jsonable",
     )),
-    ("policy format", ("govcore.policy", "govcore.types")),
+    ("policy format", ("govcore.policy", "govcore.pii_markets", "govcore.types")),
     ("detection", ("govcore.detection",)),
     ("retrieval", ("govcore.retrieval",)),
     ("core", ("govcore.core",)),

@@ -378,7 +378,8 @@ class Scanner:
     def _drop_contained(self, found: dict[int, list[tuple[int, int, float]]]) -> None:
         """Drop a built-in detector's match that lies inside a validated match of another kind:
         the digits of an IBAN are not also a phone number, a card number or an SSN, and the
-        digits of a card number not a phone number."""
+        digits of a card number not a phone number. A match of a kind that contains nothing
+        (phone, us_ssn) is dropped also when its span is exactly a container's."""
         containers: list[tuple[int, int, str]] = []
         for rule_index, spans in found.items():
             rule = self.rules[rule_index]
@@ -393,6 +394,9 @@ class Scanner:
             rule = self.rules[rule_index]
             if rule.kind != "pii":
                 continue
+            # The same span is taken from a kind that explains nothing else (a phone number
+            # that is exactly a validated NHS number), never from another container.
+            same_span_too = rule.label not in CONTAINERS
             kept = []
             for span in spans:
                 low = bisect_left(starts, span[0] - longest)
@@ -400,7 +404,7 @@ class Scanner:
                 if not any(
                     b <= span[0]
                     and span[1] <= e
-                    and (b, e) != (span[0], span[1])
+                    and (same_span_too or (b, e) != (span[0], span[1]))
                     and kind != rule.label
                     for b, e, kind in containers[low:high]
                 ):
@@ -752,14 +756,15 @@ def compile_rules(
     compiled: list[CompiledRule] = []
     patterns: dict[tuple[str, int], tuple[Any, list[int], Any, Any]] = {}
     terms: dict[str, list[tuple[int, bool, bool]]] = {}
-    for index, (policy, rule) in enumerate(rules):
+    for policy, rule in _one_kind_each(rules):
+        index = len(compiled)
         label: str
         if rule.pii is not None:
             kind: RuleKind = "pii"
-            label = rule.pii
-            replacement = rule.replacement or DETECTORS[rule.pii].replacement
+            [label] = rule.pii_kinds
+            replacement = rule.replacement or DETECTORS[label].replacement
             for number, (candidate_kind, candidate) in enumerate(candidates):
-                if candidate_kind == rule.pii:
+                if candidate_kind == label:
                     key = (f"pii:{candidate_kind}", number)
                     entry = patterns.get(key)
                     if entry is None:
@@ -819,6 +824,22 @@ def compile_rules(
         terms,
         resolved,
     )
+
+
+def _one_kind_each(
+    rules: Iterable[tuple[PolicyDocument, DetectRule]],
+) -> Iterable[tuple[PolicyDocument, DetectRule]]:
+    """The rules with each ``pii`` rule of several kinds (a list, or a market) split into one
+    rule per kind, in the registry's order: each match then knows its kind, so a violation's
+    default explanation and replacement name what was found, and per-kind bookkeeping
+    (leftmost-longest matches, containment) works as for rules of one kind."""
+    for policy, rule in rules:
+        kinds = rule.pii_kinds
+        if len(kinds) <= 1 and not isinstance(rule.pii, list):
+            yield policy, rule
+            continue
+        for kind in kinds:
+            yield policy, rule.model_copy(update={"pii": kind})
 
 
 def _compile_composed(pattern: str) -> Any:

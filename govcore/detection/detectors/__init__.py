@@ -16,11 +16,25 @@ from types import MappingProxyType
 
 from govcore.detection.detectors import (
     credit_card,
+    de_id_card,
+    de_social_security,
+    de_tax_id,
     email,
+    es_nie,
+    es_nif,
+    fi_personal_identity_code,
     iban,
     ip_address,
+    it_fiscal_code,
+    it_vat_code,
     phone,
+    pl_pesel,
+    se_personnummer,
     secret,
+    uk_driving_licence,
+    uk_nhs,
+    uk_nino,
+    uk_passport,
     us_ssn,
 )
 from govcore.detection.detectors.base import CandidatePattern, Detector, Validator
@@ -54,6 +68,20 @@ DETECTORS: Mapping[str, Detector] = _registry(
     us_ssn.DETECTOR,
     ip_address.DETECTOR,
     secret.DETECTOR,
+    uk_nino.DETECTOR,
+    uk_nhs.DETECTOR,
+    uk_passport.DETECTOR,
+    uk_driving_licence.DETECTOR,
+    es_nif.DETECTOR,
+    es_nie.DETECTOR,
+    it_fiscal_code.DETECTOR,
+    it_vat_code.DETECTOR,
+    pl_pesel.DETECTOR,
+    fi_personal_identity_code.DETECTOR,
+    se_personnummer.DETECTOR,
+    de_tax_id.DETECTOR,
+    de_social_security.DETECTOR,
+    de_id_card.DETECTOR,
 )
 """Every built-in PII kind, by the name a ``pii`` rule uses."""
 

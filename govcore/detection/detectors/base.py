@@ -70,6 +70,9 @@ class Detector:
     tests check every kind with it."""
     patterns: tuple[CandidatePattern, ...]
     """The candidate patterns, in the order the scanner searches them."""
+    example_after: str = ""
+    """For a kind found only after its name (a passport number): the words that name it,
+    which the example needs just before it."""
     contains_other_kinds: bool = False
     """Whether a validated match explains every letter and digit inside it: a match of any
     other kind that lies within one is dropped (the digits of an IBAN are not also a phone
