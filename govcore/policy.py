@@ -51,7 +51,33 @@ tool call of the tenant, or only in sessions where the policy is active (or ``al
 # The names of the built-in detectors' registry (govcore/detection/detectors), in its order. A
 # Literal written out, not derived, so that type checkers and the config's error message know
 # them; tests/detection/test_detectors.py checks that it is the registry's list.
-PiiKind = Literal["email", "credit_card", "iban", "phone", "us_ssn", "ip_address", "secret"]
+PiiKind = Literal[
+    "email",
+    "credit_card",
+    "iban",
+    "phone",
+    "us_ssn",
+    "ip_address",
+    "secret",
+    "in_pan",
+    "in_aadhaar",
+    "in_gstin",
+    "au_tfn",
+    "au_abn",
+    "au_acn",
+    "au_medicare",
+    "sg_nric_fin",
+    "sg_uen",
+    "kr_rrn",
+    "th_tnin",
+    "tr_national_id",
+    "ca_sin",
+    "ng_nin",
+    "ph_tin",
+    "aba_routing",
+    "mac_address",
+    "crypto",
+]
 PII_KINDS: tuple[str, ...] = get_args(PiiKind)
 
 DEFAULT_RULE_CONFIDENCE = 0.9
