@@ -11,6 +11,7 @@ detector reads both from here and weighs them the same way.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Collection
 
 from govcore.detection.chars import glues, is_digit
@@ -58,10 +59,14 @@ def label_pattern(ascii_words: str, other_words: str = "") -> re.Pattern[str]:
     alternation of words in Latin letters, matched on word boundaries (so "SIN" is not read in
     "SINGLE"); ``other_words`` of words in other scripts, matched anywhere (Thai, Korean and
     Hindi prose does not put spaces where \\b would find them)."""
+    # Words of a label may be joined by spaces, underscores or hyphens ("tax_file_number" as a
+    # JSON key), and are compared with the normalised text, so they are normalised the same way
+    # (NFKC turns Thai SARA AM into two characters).
+    ascii_words = ascii_words.replace(r"\s+", r"[\s_-]+")
     words = rf"\b(?:{ascii_words})\b"
     if other_words:
-        words = rf"(?:{words}|{other_words})"
-    return re.compile(rf"(?i){words}[^\d\n]{{0,{_LABEL_GAP}}}$")
+        words = rf"(?:{words}|{unicodedata.normalize('NFKC', other_words)})"
+    return re.compile(rf"(?i){words}[^\d\n]{{0,{_LABEL_GAP}}}\Z")
 
 
 def labelled(text: str, start: int, label: re.Pattern[str]) -> bool:
