@@ -25,7 +25,7 @@ ENTITIES = set(DETECTORS)  # the labels are the built-in kinds, and nothing else
 CONTEXTS = {"prose", "code", "config", "log", "url", "table", "email-body", "json", "csv",
             "chat", "form", "html", "sql", "http", "markdown"}  # fmt: skip
 LANGUAGES = {"en", "de", "fr", "es", "it", "ja", "pt", "nl", "ru", "pl", "zh", "ko", "ar", "he",
-             "fi"}  # fmt: skip
+             "fi", "hi", "th", "tr"}  # fmt: skip
 # Country -> IBAN length (ISO 13616 registry), for the countries the corpora use.
 IBAN_LENGTHS = {"DE": 22, "FR": 27, "ES": 24, "IT": 27, "NL": 18, "GB": 22, "BE": 16, "CH": 21,
                 "AT": 20, "PL": 28, "PT": 25, "IE": 22, "LU": 20, "NO": 15, "DK": 18, "SE": 24,
@@ -45,6 +45,7 @@ class Corpus:
     min_families: int  # distinct secret families
     min_secrets: int
     min_per_family: int  # labelled spans of each secret family
+    pending: frozenset[str] = frozenset()  # kinds whose cases the corpus does not have yet
 
     def cases(self) -> list[dict[str, Any]]:
         cases = []
@@ -54,8 +55,22 @@ class Corpus:
 
 
 CORPORA = [
-    Corpus("development", BENCH_DATA / "detection", (600, 1000), 40, 80, 3),
-    Corpus("held-out", BENCH_DATA / "detection-holdout", (300, 1000), 25, 80, 2),
+    Corpus("development", BENCH_DATA / "detection", (600, 2400), 40, 80, 3),
+    # The held-out corpus is written blind, after the detectors: the country identifiers of
+    # issue 20 wait for their cases there.
+    Corpus(
+        "held-out",
+        BENCH_DATA / "detection-holdout",
+        (300, 1000),
+        25,
+        80,
+        2,
+        pending=frozenset(
+            {"in_pan", "in_aadhaar", "in_gstin", "au_tfn", "au_abn", "au_acn", "au_medicare",
+             "sg_nric_fin", "sg_uen", "kr_rrn", "th_tnin", "tr_national_id", "ca_sin", "ng_nin",
+             "ph_tin", "aba_routing", "mac_address", "crypto"}  # fmt: skip
+        ),
+    ),
 ]
 CASES_OF = {corpus.name: corpus.cases() for corpus in CORPORA}
 
@@ -269,8 +284,11 @@ def test_corpus_size_and_balance(
     low, high = corpus.expected_spans
     assert low <= len(expected) <= high
     assert near_misses * 3 >= len(cases)
-    for entity in ENTITIES - {"secret"}:
+    for entity in ENTITIES - {"secret"} - corpus.pending:
         assert counts[entity] >= 30, entity
+    # A kind whose cases are still to be written is not labelled at all: once they are, it
+    # leaves ``pending`` and the minimum above applies.
+    assert not {entity for entity in corpus.pending if counts[entity]}, "no longer pending"
     assert counts["secret"] >= corpus.min_secrets
     assert all(n >= corpus.min_per_family for n in families.values()), families
     assert len(families) >= corpus.min_families

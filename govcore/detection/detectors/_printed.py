@@ -13,15 +13,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Collection
+from functools import cache
 
 from govcore.detection.chars import glues, is_digit
 from govcore.detection.detectors.base import Validator, bounded, digits_of
 
 __all__ = [
+    "continues_a_number",
     "digit_groups",
     "digit_id_validator",
     "label_pattern",
     "labelled",
+    "named_as_an_identifier",
     "verhoeff_valid",
 ]
 
@@ -53,6 +56,10 @@ _LABEL_GAP = 24
 _LOOK_BACK = 96
 
 
+_LABEL_WORDS: list[str] = []
+"""The words of every identifier's label, as the country detectors made them."""
+
+
 def label_pattern(ascii_words: str, other_words: str = "") -> re.Pattern[str]:
     """A pattern of the words that name an identifier, ending at most 24 characters before the
     end of the searched text with no digit or line break between. ``ascii_words`` are an
@@ -66,12 +73,31 @@ def label_pattern(ascii_words: str, other_words: str = "") -> re.Pattern[str]:
     words = rf"\b(?:{ascii_words})\b"
     if other_words:
         words = rf"(?:{words}|{unicodedata.normalize('NFKC', other_words)})"
-    return re.compile(rf"(?i){words}[^\d\n]{{0,{_LABEL_GAP}}}\Z")
+    _LABEL_WORDS.append(words)
+    _any_label.cache_clear()
+    return _label_before(words)
+
+
+def _label_before(words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?i)(?:{words})[^\d\n]{{0,{_LABEL_GAP}}}\Z")
+
+
+@cache
+def _any_label() -> re.Pattern[str]:
+    """One pattern of every label, so that asking whether any names a value is one search."""
+    return _label_before("|".join(_LABEL_WORDS))
 
 
 def labelled(text: str, start: int, label: re.Pattern[str]) -> bool:
     """Whether a word of ``label`` (made by :func:`label_pattern`) names the value at ``start``."""
     return label.search(text, max(0, start - _LOOK_BACK), start) is not None
+
+
+def named_as_an_identifier(text: str, start: int) -> bool:
+    """Whether the word of any country identifier names the value at ``start``: "TFN 123 456
+    782" is a TFN, not also an unlabelled ACN or SIN in three groups that happens to pass their
+    check, nor a phone number or an SSN. A detector asks after its own label has not matched."""
+    return labelled(text, start, _any_label())
 
 
 # The dihedral group D5: the multiplication table, the permutation applied at each position
@@ -108,6 +134,19 @@ def verhoeff_valid(digits: list[int]) -> bool:
     return check == 0
 
 
+# Separators that join groups of digits into one number: "4111 1111 1111 1111" holds no
+# twelve-digit number "4111 1111 1111", "+61 2 9876 5432" no "2 9876".
+_GROUP_SEPARATORS = frozenset(" -./")
+
+
+def continues_a_number(text: str, start: int, end: int) -> bool:
+    """Whether the span is part of a longer run of digit groups: a separator and a digit just
+    before or just after it."""
+    before = start >= 2 and text[start - 1] in _GROUP_SEPARATORS and is_digit(text[start - 2])
+    after = end + 1 < len(text) and text[end] in _GROUP_SEPARATORS and is_digit(text[end + 1])
+    return before or after
+
+
 def digit_id_validator(
     *,
     length: int,
@@ -128,7 +167,7 @@ def digit_id_validator(
     """
 
     def validate(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-        if not bounded(text, start, end, glues):
+        if not bounded(text, start, end, glues) or continues_a_number(text, start, end):
             return None
         groups = digit_groups(text[start:end], separators)
         if groups is None or (len(groups) > 1 and groups not in printed):
@@ -138,6 +177,8 @@ def digit_id_validator(
             return None
         if labelled(text, start, label):
             return start, end, 1.0
+        if named_as_an_identifier(text, start):
+            return None
         factor = bare_factor if len(groups) == 1 else printed_factor
         return None if factor is None else (start, end, factor)
 

@@ -10,7 +10,13 @@ hyphens."""
 from __future__ import annotations
 
 from govcore.detection.chars import glues
-from govcore.detection.detectors._printed import digit_groups, label_pattern, labelled
+from govcore.detection.detectors._printed import (
+    continues_a_number,
+    digit_groups,
+    label_pattern,
+    labelled,
+    named_as_an_identifier,
+)
 from govcore.detection.detectors.base import (
     DECIMAL_DIGIT,
     CandidatePattern,
@@ -36,7 +42,7 @@ _PRINTED = frozenset(((3, 3, 3), (3, 3, 3, 3), (3, 3, 3, 5)))
 
 
 def _tin(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not bounded(text, start, end, glues):
+    if not bounded(text, start, end, glues) or continues_a_number(text, start, end):
         return None
     groups = digit_groups(text[start:end], "-")
     if groups is None or (len(groups) > 1 and groups not in _PRINTED):
@@ -45,6 +51,8 @@ def _tin(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None
     if labelled(text, start, _LABEL):
         return start, end, 1.0
+    if named_as_an_identifier(text, start):
+        return None
     return (start, end, 0.7) if len(groups) > 1 else None
 
 

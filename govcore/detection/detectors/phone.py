@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from govcore.detection.chars import glues
+from govcore.detection.detectors._printed import named_as_an_identifier
 from govcore.detection.detectors.base import (
     DECIMAL_DIGIT,
     CandidatePattern,
@@ -32,6 +33,8 @@ def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None  # an IPv4 address
     if re.fullmatch(r"\d{3}[-. ]\d{2}[-. ]\d{4}", candidate) and candidate[3] == candidate[6]:
         return None  # the US SSN shape, which its own detector judges
+    if named_as_an_identifier(text, start):
+        return None  # "TFN 123 456 782": the number is named, and it is no phone number
     return start, end, 0.7
 
 

@@ -44,3 +44,10 @@ def test_sins_are_found_by_form_and_name(sin: str) -> None:
 )
 def test_near_misses_are_not_found(text: str) -> None:
     assert found(RULE, text) == []
+
+
+def test_a_value_named_as_another_identifier_is_not_a_sin() -> None:
+    """Three groups after "TFN" or "routing number" are that identifier's, not a SIN's."""
+    sin = _printed(SINS[0])
+    assert found(RULE, f"TFN {sin}") == []
+    assert found(RULE, f"ABA routing {sin}") == []

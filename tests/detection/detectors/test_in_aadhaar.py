@@ -54,3 +54,10 @@ def test_valid_numbers_are_found(number: str, template: str, form: str, factor: 
 )
 def test_near_misses_are_not_found(text: str) -> None:
     assert found(RULE, text) == []
+
+
+def test_the_last_twelve_digits_of_a_longer_grouped_number_are_not_one() -> None:
+    """Groups of four continuing a card number or an account number hold no Aadhaar number."""
+    number = NUMBERS[0]
+    assert found(RULE, f"card 4111 {_grouped(number)} exp") == []
+    assert found(RULE, f"account {_grouped(number)} 0042") == []

@@ -64,3 +64,13 @@ def test_dates_and_ip_addresses_are_not_phone_numbers(text: str) -> None:
 def test_dates_with_a_time_or_dots_are_not_phone_numbers(text: str) -> None:
     """An ISO date followed by a time, or a year-first date with dots, is not a phone number."""
     assert found(PHONE, text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["TFN 123 456 782", "ABN: 51 824 753 556", "Aadhaar 2345 6789 0124", "SIN 130-692-544"]
+)
+def test_numbers_named_as_an_identifier_are_not_phone_numbers(text: str) -> None:
+    """Groups of digits that an identifier's name announces are that identifier, not a phone
+    number, while the same groups alone still read as one."""
+    assert found(PHONE, text) == []
+    assert found(PHONE, text.split(" ", 1)[1].lstrip()) != []
