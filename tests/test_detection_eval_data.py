@@ -54,23 +54,17 @@ class Corpus:
         return cases
 
 
+# The country identifiers of issue 20 wait for their held-out cases, which are written blind.
+HELD_OUT_PENDING = frozenset(
+    {"in_pan", "in_aadhaar", "in_gstin", "au_tfn", "au_abn", "au_acn", "au_medicare",
+     "sg_nric_fin", "sg_uen", "kr_rrn", "th_tnin", "tr_national_id", "ca_sin", "ng_nin",
+     "ph_tin", "aba_routing", "mac_address", "crypto"}
+)  # fmt: skip
+
 CORPORA = [
     Corpus("development", BENCH_DATA / "detection", (600, 2400), 40, 80, 3),
-    # The held-out corpus is written blind, after the detectors: the country identifiers of
-    # issue 20 wait for their cases there.
-    Corpus(
-        "held-out",
-        BENCH_DATA / "detection-holdout",
-        (300, 1000),
-        25,
-        80,
-        2,
-        pending=frozenset(
-            {"in_pan", "in_aadhaar", "in_gstin", "au_tfn", "au_abn", "au_acn", "au_medicare",
-             "sg_nric_fin", "sg_uen", "kr_rrn", "th_tnin", "tr_national_id", "ca_sin", "ng_nin",
-             "ph_tin", "aba_routing", "mac_address", "crypto"}  # fmt: skip
-        ),
-    ),
+    # The held-out corpus is written blind, after the detectors.
+    Corpus("held-out", BENCH_DATA / "detection-holdout", (300, 1000), 25, 80, 2, HELD_OUT_PENDING),
 ]
 CASES_OF = {corpus.name: corpus.cases() for corpus in CORPORA}
 
