@@ -415,11 +415,15 @@ def cycle(
             form += 1
             marked = marked.replace("{v}", f"⟦{kind}:{value}⟧", 1)
             labelled += 1
+        while "{p}" in marked:  # only the printed form (forms[0]) where no label names it
+            marked = marked.replace("{p}", f"⟦{kind}:{forms[0]()}⟧", 1)
+            labelled += 1
         add(prefix, context, language, marked)
         cases += 1
     for index in range((cases + 1) // 2):
         context, language, template = templates[(index * 3 + 1) % len(templates)]
         text = template
+        text = text.replace("{p}", "{v}")
         while "{v}" in text:
             value = bad[index % len(bad)]()
             while looks_like_a_card(value):
@@ -443,8 +447,8 @@ def build_tfn() -> None:
             ("email-body", "en", "Hi Sam,\nmy tax file number is {v} - can you lodge it?\nThanks"),
             ("json", "en", '{"employee": "E-1042", "tfn": "{v}"}'),
             ("chat", "en", "new starter form done, TFN {v}"),
-            ("csv", "en", "id,name,tfn\n311,J. Nguyen,{v}"),
-            ("table", "en", "| Employee | TFN |\n|---|---|\n| Lee | {v} |"),
+            ("csv", "en", "id,name,tfn\n311,J. Nguyen,{p}"),
+            ("table", "en", "| Employee | TFN |\n|---|---|\n| Lee | {p} |"),
             ("prose", "zh", "请提供您的税号（TFN）{v}以便报税。"),
             ("log", "en", "payroll: super fund rollover for TFN={v} accepted"),
         ],
@@ -516,8 +520,8 @@ def build_acn() -> None:
             ("email-body", "en", "Company: Harbour Freight Pty Ltd\nACN {v}\nRegistered in NSW"),
             ("json", "en", '{"company": "Koala Labs", "acn": "{v}"}'),
             ("prose", "en", "Australian Company Number {v} was deregistered in 2019."),
-            ("csv", "en", "name,acn\nSouthern Cross Mining,{v}"),
-            ("prose", "en", "Directors of company {v} met on Friday."),
+            ("csv", "en", "name,acn\nSouthern Cross Mining,{p}"),
+            ("prose", "en", "Directors of company {p} met on Friday."),
             ("prose", "fr", "La société australienne (ACN {v}) a été radiée."),
         ],
         [lambda: groups(acn(), (3, 3, 3)), acn],
@@ -547,8 +551,8 @@ def build_medicare() -> None:
             ("email-body", "en", "Patient: R. Taylor\nMedicare {v}\nReferral attached"),
             ("json", "en", '{"patient": {"medicare_number": "{v}", "irn": 1}}'),
             ("chat", "en", "medicare card no {v} exp 03/27"),
-            ("table", "en", "| Patient | Medicare |\n|---|---|\n| Ng | {v} |"),
-            ("prose", "en", "Card {v} was scanned at reception."),
+            ("table", "en", "| Patient | Medicare |\n|---|---|\n| Ng | {p} |"),
+            ("prose", "en", "Card {p} was scanned at reception."),
         ],
         [lambda: groups(medicare(), (4, 5, 1)), medicare],
         [lambda: groups(wrong_digit(medicare(), 8), (4, 5, 1)), lambda: wrong_digit(medicare(), 8)],
@@ -816,8 +820,8 @@ def build_sin() -> None:
             ("prose", "fr", "Mon numéro d'assurance sociale est {v}."),
             ("json", "en", '{"employee": {"sin": "{v}"}}'),
             ("email-body", "en", "Hi,\nFor payroll, my SIN is {v}.\nThanks, Alex"),
-            ("csv", "en", "name,sin\nM. Tremblay,{v}"),
-            ("prose", "en", "New hire {v} starts in Toronto."),
+            ("csv", "en", "name,sin\nM. Tremblay,{p}"),
+            ("prose", "en", "New hire {p} starts in Toronto."),
             ("form", "fr", "NAS : {v}"),
         ],
         [lambda: groups(sin(), (3, 3, 3)), sin, lambda: groups(sin(), (3, 3, 3), "-")],
@@ -873,8 +877,8 @@ def build_ph_tin() -> None:
             ("prose", "en", "Official receipt issued to TIN {v}."),
             ("json", "en", '{"payee": {"tin": "{v}"}}'),
             ("email-body", "en", "Good day! Our BIR TIN is {v}. Please reflect it on the 2307."),
-            ("csv", "en", "supplier,tin\nManila Prints,{v}"),
-            ("prose", "en", "Registered taxpayer {v} filed on time."),
+            ("csv", "en", "supplier,tin\nManila Prints,{p}"),
+            ("prose", "en", "Registered taxpayer {p} filed on time."),
         ],
         [
             lambda: groups(ph_tin(), (3, 3, 3), "-") + "-000",
@@ -907,11 +911,11 @@ def build_aba() -> None:
             ("prose", "en", "Wire to ABA {v}, account ending 4471."),
             ("json", "en", '{"bank": {"routing_number": "{v}", "type": "checking"}}'),
             ("email-body", "en", "Direct deposit details\nRTN {v}\nAccount type: savings"),
-            ("csv", "en", "bank,aba\nFirst Federal,{v}"),
+            ("csv", "en", "bank,aba\nFirst Federal,{p}"),
             ("prose", "es", "El número de ruta ABA {v} corresponde al banco."),
-            ("prose", "en", "Deposit slip {v} attached."),
+            ("prose", "en", "Deposit slip {p} attached."),
         ],
-        [aba, aba, lambda: groups(aba(), (4, 4, 1), "-")],
+        [lambda: groups(aba(), (4, 4, 1), "-"), aba, aba],
         [lambda: wrong_digit(aba()), lambda: groups(wrong_digit(aba()), (4, 4, 1), "-")],
     )
     near(
@@ -936,7 +940,7 @@ def build_mac() -> None:
             ("config", "en", "host printer {\n  hardware ethernet {v};\n}"),
             ("json", "en", '{"device": {"mac": "{v}", "vendor": "unknown"}}'),
             ("prose", "de", "Die MAC-Adresse {v} wurde gesperrt."),
-            ("log", "en", "DHCPACK on 10.0.0.0 to {v} via eth1"),
+            ("log", "en", "DHCPACK to {v} via eth1, lease 3600s"),
             ("table", "en", "| port | mac |\n|---|---|\n| Gi0/1 | {v} |"),
             ("prose", "ja", "MACアドレスは{v}です。"),
         ],
@@ -950,7 +954,7 @@ def build_mac() -> None:
         "mac",
         [
             ("log", "en", "fingerprint 3a:4b:5c:6d:7e:8f:90:a1:b2"),
-            ("log", "en", "ipv6 2001:db8:0:12:34:56:78:9a"),
+            ("log", "en", "route via ⟦ip_address:2001:db8:0:12:34:56:78:9a⟧ dev eth0"),
             ("prose", "en", "MAC 00:1A:2B:3C:4D"),
             ("prose", "en", "MAC 00:1a-2b:3c-4d:5e"),
             ("log", "en", f"object id {rng.randbytes(6).hex()}"),

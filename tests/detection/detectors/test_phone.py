@@ -74,3 +74,10 @@ def test_numbers_named_as_an_identifier_are_not_phone_numbers(text: str) -> None
     number, while the same groups alone still read as one."""
     assert found(PHONE, text) == []
     assert found(PHONE, text.split(" ", 1)[1].lstrip()) != []
+
+
+def test_the_inner_groups_of_a_longer_number_are_no_phone_number() -> None:
+    """Groups joined by a hyphen, dot or slash to a digit before them (a Thai ID) continue that
+    number and are not a phone number on their own."""
+    assert found(PHONE, "ID 1-8340-95564-18-9 issued") == []
+    assert found(PHONE, "ID 1/8340 95564 18 issued") == []
