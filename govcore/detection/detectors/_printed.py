@@ -10,15 +10,19 @@ detector reads both from here and weighs them the same way.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
 
 from govcore.detection.chars import glues, is_digit
 from govcore.detection.detectors.base import Validator, bounded, digits_of
 
 __all__ = [
+    "Label",
     "continues_a_number",
     "digit_groups",
     "digit_id_validator",
@@ -59,13 +63,30 @@ _LOOK_BACK = 96
 _LABEL_WORDS: list[str] = []
 """The words of every identifier's label, as the country detectors made them."""
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
 
-def label_pattern(ascii_words: str, other_words: str = "") -> re.Pattern[str]:
-    """A pattern of the words that name an identifier, ending at most 24 characters before the
-    end of the searched text with no digit or line break between. ``ascii_words`` are an
-    alternation of words in Latin letters, matched on word boundaries (so "SIN" is not read in
-    "SINGLE"); ``other_words`` of words in other scripts, matched anywhere (Thai, Korean and
-    Hindi prose does not put spaces where \\b would find them)."""
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """The words that name an identifier, ready to be looked for just before a value."""
+
+    pattern: Any
+    """An RE2 pattern of the words, then up to 24 characters without a digit or line break,
+    then the end of the text. RE2 rather than ``re``: the pattern is tried on every candidate
+    that passes its check, and ``re`` tries each alternation at each of the window's positions
+    (about 60 µs a search for all labels, RE2 about 6 µs)."""
+
+    def names(self, text: str, start: int) -> bool:
+        """Whether a word of the label ends at most 24 characters before ``start``."""
+        return self.pattern.search(text[max(0, start - _LOOK_BACK) : start]) is not None
+
+
+def label_pattern(ascii_words: str, other_words: str = "") -> Label:
+    """The words that name an identifier. ``ascii_words`` are an alternation of words in Latin
+    letters, matched on word boundaries (so "SIN" is not read in "SINGLE"); ``other_words`` of
+    words in other scripts, matched anywhere (Thai, Korean and Hindi prose does not put spaces
+    where a word boundary would be found)."""
     # Words of a label may be joined by spaces, underscores or hyphens ("tax_file_number" as a
     # JSON key), and are compared with the normalised text, so they are normalised the same way
     # (NFKC turns Thai SARA AM into two characters).
@@ -78,19 +99,19 @@ def label_pattern(ascii_words: str, other_words: str = "") -> re.Pattern[str]:
     return _label_before(words)
 
 
-def _label_before(words: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?:{words})[^\d\n]{{0,{_LABEL_GAP}}}\Z")
+def _label_before(words: str) -> Label:
+    return Label(re2.compile(rf"(?i)(?:{words})[^\d\n]{{0,{_LABEL_GAP}}}$", _RE2_OPTIONS))
 
 
 @cache
-def _any_label() -> re.Pattern[str]:
+def _any_label() -> Label:
     """One pattern of every label, so that asking whether any names a value is one search."""
     return _label_before("|".join(_LABEL_WORDS))
 
 
-def labelled(text: str, start: int, label: re.Pattern[str]) -> bool:
+def labelled(text: str, start: int, label: Label) -> bool:
     """Whether a word of ``label`` (made by :func:`label_pattern`) names the value at ``start``."""
-    return label.search(text, max(0, start - _LOOK_BACK), start) is not None
+    return label.names(text, start)
 
 
 def named_as_an_identifier(text: str, start: int) -> bool:
@@ -152,7 +173,7 @@ def digit_id_validator(
     length: int,
     printed: Collection[tuple[int, ...]],
     check: Callable[[list[int]], bool],
-    label: re.Pattern[str],
+    label: Label,
     printed_factor: float | None,
     bare_factor: float | None,
     separators: str = " -",
