@@ -627,7 +627,7 @@ def build_pan() -> None:
             ("code", "en", "const SAMPLE_ID = 'AbcPd1234E';"),
             ("prose", "en", "Model number BXQDA1234 is discontinued."),
             ("prose", "en", "Ref KLMNO12345P is not a PAN."),
-            ("log", "en", "token=ZABCPD1234E9 ok"),
+            ("log", "en", "ref ZABCPD1234E9 ok"),
         ],
     )
 
