@@ -14,6 +14,7 @@ NUMBERS = [complete_aba(b) for b in ("02600959", "12100035", "32207117", "610000
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_routing_numbers_are_found_by_form_and_name(number: str) -> None:
+    """A routing number is found after its name, bare or hyphenated, at the rule's confidence, hyphenated alone weaker."""
     hyphenated = f"{number[:4]}-{number[4:8]}-{number[8]}"
     for text, value, factor in (
         (f"Routing number: {number}", number, 1.0),
@@ -39,4 +40,5 @@ def test_routing_numbers_are_found_by_form_and_name(number: str) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run without its name, a failed checksum, an unassigned routing symbol or a wrong length or grouping are no routing number."""
     assert found(RULE, text) == []

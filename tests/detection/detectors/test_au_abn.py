@@ -24,6 +24,7 @@ def _printed(abn: str, sep: str = " ") -> str:
     [("printed", 1.0), ("hyphens", 1.0), ("bare", 0.7), ("named", 1.0)],
 )
 def test_valid_abns_are_found(abn: str, form: str, factor: float) -> None:
+    """Valid ABNs are found in the ABR's groups and after their name at the rule's confidence, bare runs weaker."""
     value = {"printed": _printed(abn), "hyphens": _printed(abn, "-")}.get(form, abn)
     text = f"ABN: {value}" if form == "named" else f"Supplier {value}, invoice 7"
     [hit] = scanner(RULE).scan(text)
@@ -32,6 +33,7 @@ def test_valid_abns_are_found(abn: str, form: str, factor: float) -> None:
 
 
 def test_abns_in_json_and_german_prose_are_found() -> None:
+    """ABNs are found as JSON values and in German prose."""
     assert found(RULE, f'{{"abn":"{ABNS[0]}"}}') == [ABNS[0]]
     assert found(RULE, f"Die ABN lautet {_printed(ABNS[1])}.") == [_printed(ABNS[1])]
 
@@ -50,6 +52,7 @@ def test_abns_in_json_and_german_prose_are_found() -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A failed check, wrong lengths, glue, other groups, mixed separators or a leading 0 are no ABN."""
     assert found(RULE, text) == []
 
 

@@ -18,6 +18,7 @@ def _printed(acn: str) -> str:
 
 @pytest.mark.parametrize("acn", ACNS)
 def test_acns_are_found_by_form_and_name(acn: str) -> None:
+    """An ACN in three groups is found weaker; after its name, bare or grouped, at the rule's confidence."""
     for text, value, factor in (
         (f"Company {_printed(acn)} Pty Ltd", _printed(acn), 0.7),
         (f"ACN {acn}", acn, 1.0),
@@ -40,4 +41,5 @@ def test_acns_are_found_by_form_and_name(acn: str) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run without its name, a failed check, wrong lengths or glue are no ACN."""
     assert found(RULE, text) == []

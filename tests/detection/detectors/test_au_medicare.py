@@ -21,6 +21,7 @@ def _printed(card: str) -> str:
 
 @pytest.mark.parametrize("card", CARDS)
 def test_cards_are_found_by_form_and_name(card: str) -> None:
+    """A Medicare number in 4-5-1 groups is found weaker; after its name, bare or grouped, at the rule's confidence."""
     for text, value, factor in (
         (f"card {_printed(card)} exp 06/27", _printed(card), 0.7),
         (f"Medicare number: {card}", card, 1.0),
@@ -48,4 +49,5 @@ def _bad_check(card: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """Ten bare digits without the name, a failed check, a first digit outside 2-6, wrong lengths or groups are no Medicare number."""
     assert found(RULE, text) == []

@@ -61,4 +61,5 @@ def test_named_tfns_are_found_in_any_form(tfn: str, template: str) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run without its name, a failed check, wrong lengths or groups, glue or a name on the line before are no TFN."""
     assert found(RULE, text) == []

@@ -18,6 +18,7 @@ def _printed(sin: str, sep: str = " ") -> str:
 
 @pytest.mark.parametrize("sin", SINS)
 def test_sins_are_found_by_form_and_name(sin: str) -> None:
+    """A SIN in three groups is found weaker; after its English or French name, bare or grouped, at the rule's confidence."""
     for text, value, factor in (
         (f"employee {_printed(sin)} hired", _printed(sin), 0.7),
         (f"employee {_printed(sin, '-')} hired", _printed(sin, "-"), 0.7),
@@ -43,6 +44,7 @@ def test_sins_are_found_by_form_and_name(sin: str) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run without its name, a failed Luhn check, a first digit 0 or 8, a wrong length or a look-alike word are no SIN."""
     assert found(RULE, text) == []
 
 

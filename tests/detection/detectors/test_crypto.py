@@ -22,6 +22,7 @@ TAPROOT = segwit(1, bytes(range(100, 132)))
     "template", ["send to {} please", '{{"address": "{}"}}', "Adresse: {}.", "地址{}谢谢"]
 )
 def test_main_network_addresses_are_found(address: str, template: str) -> None:
+    """Main-network P2PKH, P2SH, P2WPKH, P2WSH and Taproot addresses, upper-case segwit too, are found in prose, JSON and Chinese text."""
     assert found(RULE, template.format(address)) == [address]
 
 
@@ -52,4 +53,5 @@ def _flip(address: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(address: str) -> None:
+    """A changed character, test-network addresses, the wrong checksum variant or program length, mixed case or glue are no address."""
     assert found(RULE, f"send to {address} please") == []

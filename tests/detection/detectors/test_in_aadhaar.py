@@ -31,6 +31,7 @@ def _grouped(number: str, sep: str = " ") -> str:
     ],
 )
 def test_valid_numbers_are_found(number: str, template: str, form: str, factor: float) -> None:
+    """Valid numbers are found grouped, hyphenated, bare (weaker) and after their name in English or Hindi."""
     value = {"spaces": _grouped(number), "hyphens": _grouped(number, "-")}.get(form, number)
     text = template.format(value)
     [hit] = scanner(RULE).scan(text)
@@ -53,6 +54,7 @@ def test_valid_numbers_are_found(number: str, template: str, form: str, factor: 
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A failed Verhoeff check, a first digit 0 or 1, a wrong length, other groups or mixed separators are no Aadhaar number."""
     assert found(RULE, text) == []
 
 

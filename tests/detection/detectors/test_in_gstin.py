@@ -26,6 +26,7 @@ GSTINS = [
     "template", ["GSTIN: {}", "Invoice from {} dated 3 May", '{{"gstin":"{}"}}', "जीएसटीआईएन {}"]
 )
 def test_valid_gstins_are_found(gstin: str, template: str) -> None:
+    """Valid GSTINs are found in forms, prose, JSON and Hindi text."""
     assert found(RULE, template.format(gstin)) == [gstin]
 
 
@@ -45,4 +46,5 @@ def _other_check(gstin: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A wrong check character, an unknown state code, lower case, an extra or a missing character are no GSTIN."""
     assert found(RULE, text) == []

@@ -23,6 +23,7 @@ RULE = {"pii": "in_pan"}
     ],
 )
 def test_pans_are_found(text: str, value: str, factor: float) -> None:
+    """A PAN is found after its name at the rule's confidence, otherwise by its shape, weaker in lower case."""
     hits = scanner(RULE).scan(text)
     assert text[hits[0].start : hits[0].end] == value
     assert hits[0].confidence == pytest.approx(0.9 * factor)
@@ -40,4 +41,5 @@ def test_pans_are_found(text: str, value: str, factor: float) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """Another holder type, a digit for the last letter, an extra letter, mixed case or the PAN inside a GSTIN are no PAN."""
     assert found(RULE, text) == []

@@ -27,6 +27,7 @@ def _hyphenated(rrn: str) -> str:
     ],
 )
 def test_valid_rrns_are_found(rrn: str, template: str, hyphen: bool, factor: float) -> None:
+    """Valid RRNs are found with their hyphen or after their name at the rule's confidence, bare runs weaker."""
     value = _hyphenated(rrn) if hyphen else rrn
     text = template.format(value)
     [hit] = scanner(RULE).scan(text)
@@ -46,4 +47,5 @@ def test_valid_rrns_are_found(rrn: str, template: str, hyphen: bool, factor: flo
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A failed check, an impossible date, a wrong length, a space for the hyphen or glue are no RRN."""
     assert found(RULE, text) == []

@@ -22,6 +22,7 @@ RULE = {"pii": "mac_address"}
     ],
 )
 def test_mac_addresses_are_found(text: str, mac: str) -> None:
+    """MAC addresses are found in colon, hyphen and dotted forms, in logs, JSON and German or Japanese prose."""
     assert found(RULE, text) == [mac]
 
 
@@ -39,4 +40,5 @@ def test_mac_addresses_are_found(text: str, mac: str) -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """Five pairs, mixed separators, a longer run, a non-hex digit, glue, bare hex or a time are no MAC address."""
     assert found(RULE, text) == []

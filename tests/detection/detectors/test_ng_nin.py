@@ -17,6 +17,7 @@ NINS = [complete_verhoeff(b) for b in ("1234567890", "7150293846", "3389120457",
     "template", ["NIN: {}", "National Identification Number {}", "NIMC slip {}", '{{"nin":"{}"}}']
 )
 def test_named_nins_are_found(nin: str, template: str) -> None:
+    """After its name a valid NIN is found at the rule's confidence."""
     text = template.format(nin)
     [hit] = scanner(RULE).scan(text)
     assert text[hit.start : hit.end] == nin
@@ -24,6 +25,7 @@ def test_named_nins_are_found(nin: str, template: str) -> None:
 
 
 def test_a_bare_nin_is_found_at_half_the_confidence() -> None:
+    """Without its name a valid NIN not starting with 0 is reported at half the rule's confidence."""
     [hit] = scanner(RULE).scan(f"enrolled {NINS[0]} today")
     assert hit.confidence == pytest.approx(0.45)
 
@@ -40,4 +42,5 @@ def test_a_bare_nin_is_found_at_half_the_confidence() -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run starting with 0, a failed check, wrong lengths or groups are no NIN."""
     assert found(RULE, text) == []

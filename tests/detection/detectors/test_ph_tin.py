@@ -18,6 +18,7 @@ def _printed(tin: str, branch: str = "") -> str:
 
 @pytest.mark.parametrize("tin", TINS)
 def test_tins_are_found_by_form_and_name(tin: str) -> None:
+    """A hyphenated TIN with or without its branch code is found weaker; after its name at the rule's confidence."""
     for text, value, factor in (
         (f"payee {_printed(tin, '000')} OR", _printed(tin, "000"), 0.7),
         (f"payee {_printed(tin)} OR", _printed(tin), 0.7),
@@ -31,6 +32,7 @@ def test_tins_are_found_by_form_and_name(tin: str) -> None:
 
 
 def test_four_tins_are_made() -> None:
+    """The reference made a TIN of each body, so the tests above check four values."""
     assert len(TINS) == 4
 
 
@@ -45,10 +47,12 @@ def test_four_tins_are_made() -> None:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A bare run without its name, a failed check, a wrong length or spaces for hyphens are no TIN."""
     assert found(RULE, text) == []
 
 
 def test_every_other_ninth_digit_fails_the_check() -> None:
+    """Any other ninth digit than the check's is refused."""
     for tin in TINS:
         for digit in "0123456789".replace(tin[8], ""):
             value = f"{tin[:3]}-{tin[3:6]}-{tin[6:8]}{digit}-000"

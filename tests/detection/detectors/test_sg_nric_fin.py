@@ -28,10 +28,12 @@ NRICS = [
     "template", ["NRIC: {}", "holder {} applied", '{{"fin":"{}"}}', "身份证 {}。"]
 )
 def test_valid_numbers_are_found(nric: str, template: str) -> None:
+    """Valid numbers of every series are found in forms, prose, JSON and Chinese text."""
     assert found(RULE, template.format(nric)) == [nric]
 
 
 def test_lower_case_is_found_when_both_letters_are() -> None:
+    """An NRIC written in lower case throughout is found."""
     assert found(RULE, f"nric {NRICS[0].lower()}") == [NRICS[0].lower()]
 
 
@@ -50,4 +52,5 @@ def _other_letter(nric: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A wrong check letter, an unknown series, letters of different case or glue are no NRIC."""
     assert found(RULE, text) == []

@@ -20,6 +20,7 @@ OTHER = [complete_uen_other(b) for b in ("T09LL0001", "S99CC0123", "T22LP1234", 
 
 @pytest.mark.parametrize("uen", BUSINESS + LOCAL)
 def test_digit_forms_are_found_weaker_without_their_name(uen: str) -> None:
+    """The business and local-company forms are found at the rule's confidence after UEN, weaker without it."""
     for text, factor in ((f"UEN: {uen}", 1.0), (f"registered as {uen} in 2019", 0.8)):
         [hit] = scanner(RULE).scan(text)
         assert text[hit.start : hit.end] == uen
@@ -28,6 +29,7 @@ def test_digit_forms_are_found_weaker_without_their_name(uen: str) -> None:
 
 @pytest.mark.parametrize("uen", OTHER)
 def test_entity_forms_are_found_anywhere(uen: str) -> None:
+    """The third form, with its entity type, is found at the rule's confidence without a name."""
     [hit] = scanner(RULE).scan(f'{{"entity": "{uen}"}}')
     assert hit.confidence == pytest.approx(0.9)
     assert found(RULE, f"Society {uen} renewed") == [uen]
@@ -48,4 +50,5 @@ def _other_letter(uen: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A wrong check letter, an unknown entity type, a year outside 1800-2099, lower case or glue are no UEN."""
     assert found(RULE, text) == []

@@ -29,6 +29,7 @@ def _printed(number: str, sep: str = "-") -> str:
     ],
 )
 def test_valid_ids_are_found(number: str, template: str, form: str, factor: float) -> None:
+    """Valid Thai IDs are found in their printed groups or after their name at the rule's confidence, bare runs weaker."""
     value = {"hyphens": _printed(number), "spaces": _printed(number, " ")}.get(form, number)
     text = template.format(value)
     [hit] = scanner(RULE).scan(text)
@@ -48,4 +49,5 @@ def test_valid_ids_are_found(number: str, template: str, form: str, factor: floa
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """A failed check, category 0 or 9, a wrong length or other groups are no Thai ID."""
     assert found(RULE, text) == []

@@ -24,6 +24,7 @@ IDS = [complete_tckn(b) for b in ("100000001", "123456789", "384920175", "567012
     ],
 )
 def test_valid_ids_are_found(number: str, template: str, factor: float) -> None:
+    """Valid numbers are found after their Turkish or English name at the rule's confidence, alone slightly weaker."""
     text = template.format(number)
     [hit] = scanner(RULE).scan(text)
     assert text[hit.start : hit.end] == number
@@ -46,4 +47,5 @@ def _tenth_changed(number: str) -> str:
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
+    """Either check digit wrong, a leading 0, a wrong length or glue are no identity number."""
     assert found(RULE, text) == []
