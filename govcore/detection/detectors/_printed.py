@@ -99,14 +99,22 @@ def label_pattern(ascii_words: str, other_words: str = "") -> Label:
     return _label_before(words)
 
 
-def _label_before(words: str) -> Label:
-    return Label(re2.compile(rf"(?i)(?:{words})[^\d\n]{{0,{_LABEL_GAP}}}$", _RE2_OPTIONS))
+def _label_before(words: str, gap: str = rf"[^\d\n]{{0,{_LABEL_GAP}}}") -> Label:
+    return Label(re2.compile(rf"(?i)(?:{words}){gap}$", _RE2_OPTIONS))
+
+
+# Between any identifier's name and a value it takes from other detectors: punctuation, and
+# "is" or "no." at most ("TFN: ", '"sin": "', "ABN no. "). Some names are short words of other
+# languages ("nas" in Portuguese, "bir" in Turkish, "pan", "tin"), and a wider gap would let
+# them hide the phone number of "nas horas de expediente: 021 234 5678".
+_NAMING_GAP = r"[^\w\n]{0,6}(?:(?:is|no|nr|number|num)[^\w\n]{0,4})?"
 
 
 @cache
 def _any_label() -> Label:
-    """One pattern of every label, so that asking whether any names a value is one search."""
-    return _label_before("|".join(_LABEL_WORDS))
+    """One pattern of every label, directly before the value, so that asking whether any names
+    a value is one search."""
+    return _label_before("|".join(_LABEL_WORDS), _NAMING_GAP)
 
 
 def labelled(text: str, start: int, label: Label) -> bool:

@@ -81,3 +81,17 @@ def test_the_inner_groups_of_a_longer_number_are_no_phone_number() -> None:
     number and are not a phone number on their own."""
     assert found(PHONE, "ID 1-8340-95564-18-9 issued") == []
     assert found(PHONE, "ID 1/8340 95564 18 issued") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ligue-nos nas horas de expediente: 021 234 5678",
+        "Bir numara daha: 0212 345 67 89",
+        "Frying pan sold out, call 020 7946 0958",
+    ],
+)
+def test_a_short_identifier_name_further_away_does_not_hide_a_phone_number(text: str) -> None:
+    """Only a name right before the number (punctuation, "is" or "no." between) makes it that
+    identifier's: "nas" or "bir" words earlier in the sentence do not."""
+    assert found(PHONE, text) != []
