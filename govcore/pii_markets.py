@@ -31,7 +31,25 @@ _DE = ("de_tax_id", "de_social_security", "de_id_card")
 MARKETS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         # The kinds that belong to no one country: the same shapes in every market.
-        "common": ("email", "credit_card", "iban", "phone", "ip_address", "secret"),
+        "common": (
+            "email",
+            "credit_card",
+            "iban",
+            "phone",
+            "ip_address",
+            "secret",
+            "mac_address",
+            "crypto",
+        ),
+        "au": ("au_tfn", "au_abn", "au_acn", "au_medicare"),
+        "ca": ("ca_sin",),
+        "in": ("in_pan", "in_aadhaar", "in_gstin"),
+        "kr": ("kr_rrn",),
+        "ng": ("ng_nin",),
+        "ph": ("ph_tin",),
+        "sg": ("sg_nric_fin", "sg_uen"),
+        "th": ("th_tnin",),
+        "tr": ("tr_national_id",),
         "de": _DE,
         # The EU's member states' kinds (the UK is not one since 2020: write [uk, eu]).
         "eu": (*_ES, *_IT, *_PL, *_FI, *_SE, *_DE),
@@ -41,7 +59,7 @@ MARKETS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "pl": _PL,
         "se": _SE,
         "uk": _UK,
-        "us": ("us_ssn",),
+        "us": ("us_ssn", "aba_routing"),
     }
 )
 """Each market's name and the kinds it enables, in no particular order (a rule resolves them

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable
 
-__all__ = ["CHECKS", "TokenCheck"]
+__all__ = ["BECH32_ALPHABET", "CHECKS", "TokenCheck", "bech32_residue"]
 
 TokenCheck = Callable[[str], bool]
 
@@ -52,15 +52,18 @@ def _discord(token: str) -> bool:
     return raw is not None and raw.isdigit() and 15 <= len(raw) <= 21
 
 
-_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+BECH32_ALPHABET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+"""The 32 characters of Bech32 data, by value (BIP 173)."""
 _BECH32_GENERATOR = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
 
 
-def _bech32(token: str) -> bool:
-    """A Bech32 string (BIP 173) whose checksum holds: age secret keys are one, upper-cased."""
-    human, _, data = token.lower().rpartition("1")
+def bech32_residue(text: str) -> int:
+    """The residue of a Bech32 string's checksum (BIP 173): 1 when a Bech32 checksum holds,
+    0x2BC830A3 when a Bech32m one does (BIP 350). ``text`` is lower case, its human-readable part
+    and its data separated by the last ``1``, the data of Bech32 characters only."""
+    human, _, data = text.rpartition("1")
     values = [ord(c) >> 5 for c in human] + [0] + [ord(c) & 31 for c in human]
-    values += [_BECH32.index(c) for c in data]
+    values += [BECH32_ALPHABET.index(c) for c in data]
     checksum = 1
     for value in values:
         top = checksum >> 25
@@ -68,7 +71,12 @@ def _bech32(token: str) -> bool:
         for bit, generator in enumerate(_BECH32_GENERATOR):
             if top >> bit & 1:
                 checksum ^= generator
-    return checksum == 1
+    return checksum
+
+
+def _bech32(token: str) -> bool:
+    """A Bech32 string (BIP 173) whose checksum holds: age secret keys are one, upper-cased."""
+    return bech32_residue(token.lower()) == 1
 
 
 def _base64_bytes(size: int) -> TokenCheck:

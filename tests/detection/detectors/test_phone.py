@@ -64,3 +64,34 @@ def test_dates_and_ip_addresses_are_not_phone_numbers(text: str) -> None:
 def test_dates_with_a_time_or_dots_are_not_phone_numbers(text: str) -> None:
     """An ISO date followed by a time, or a year-first date with dots, is not a phone number."""
     assert found(PHONE, text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["TFN 123 456 782", "ABN: 51 824 753 556", "Aadhaar 2345 6789 0124", "SIN 130-692-544"]
+)
+def test_numbers_named_as_an_identifier_are_not_phone_numbers(text: str) -> None:
+    """Groups of digits that an identifier's name announces are that identifier, not a phone
+    number, while the same groups alone still read as one."""
+    assert found(PHONE, text) == []
+    assert found(PHONE, text.split(" ", 1)[1].lstrip()) != []
+
+
+def test_the_inner_groups_of_a_longer_number_are_no_phone_number() -> None:
+    """Groups joined by a hyphen, dot or slash to a digit before them (a Thai ID) continue that
+    number and are not a phone number on their own."""
+    assert found(PHONE, "ID 1-8340-95564-18-9 issued") == []
+    assert found(PHONE, "ID 1/8340 95564 18 issued") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ligue-nos nas horas de expediente: 021 234 5678",
+        "Bir numara daha: 0212 345 67 89",
+        "Frying pan sold out, call 020 7946 0958",
+    ],
+)
+def test_a_short_identifier_name_further_away_does_not_hide_a_phone_number(text: str) -> None:
+    """Only a name right before the number (punctuation, "is" or "no." between) makes it that
+    identifier's: "nas" or "bir" words earlier in the sentence do not."""
+    assert found(PHONE, text) != []

@@ -53,3 +53,10 @@ def test_valid_ssns_are_found(ssn: str, factor: float) -> None:
 def test_invalid_ssns_are_not_found(text: str) -> None:
     """Area 000, 666 or 9xx, group 00, serial 0000, mixed separators or glued digits are no SSN."""
     assert found(SSN, text) == []
+
+
+@pytest.mark.parametrize("label", ["TFN", "SIN", "routing number", "ACN", "TIN"])
+def test_nine_digits_named_as_another_identifier_are_not_an_ssn(label: str) -> None:
+    """A number that another country's identifier names ("TFN 123456782") is that identifier."""
+    assert found(SSN, f"{label} 123456782") == []
+    assert found(SSN, "order 123456782") == ["123456782"]

@@ -1,0 +1,46 @@
+"""The ``in_aadhaar`` detector: Indian Aadhaar numbers, twelve digits, the first 2 to 9, the last
+a Verhoeff check digit (UIDAI), printed in three groups of four (``2345 6789 0124``)."""
+
+from __future__ import annotations
+
+from govcore.detection.detectors._printed import (
+    digit_id_validator,
+    label_pattern,
+    verhoeff_valid,
+)
+from govcore.detection.detectors.base import DECIMAL_DIGIT, CandidatePattern, Detector
+
+__all__ = ["DETECTOR", "aadhaar_valid"]
+
+
+def aadhaar_valid(digits: list[int]) -> bool:
+    """UIDAI's rules: twelve digits, the first neither 0 nor 1, passing the Verhoeff check."""
+    return len(digits) == 12 and digits[0] >= 2 and verhoeff_valid(digits)
+
+
+_LABEL = label_pattern(
+    r"aadhaar|aadhar|adhaar|uidai|uid(?:\s+(?:number|no\.?))?", r"आधार|ஆதார்|ఆధార్|আধার"
+)
+_ND = DECIMAL_DIGIT
+
+DETECTOR = Detector(
+    kind="in_aadhaar",
+    explanation="contains an Indian Aadhaar number",
+    replacement="[Aadhaar number removed]",
+    example="2345 6789 0124",
+    patterns=(
+        CandidatePattern(
+            rf"{_ND}{{4}}[ -]?{_ND}{{4}}[ -]?{_ND}{{4}}",
+            # One twelve-digit number in ten passes Verhoeff: in UIDAI's groups of four it is
+            # an Aadhaar number; as a bare run, weaker.
+            digit_id_validator(
+                length=12,
+                printed=((4, 4, 4),),
+                check=aadhaar_valid,
+                label=_LABEL,
+                printed_factor=1.0,
+                bare_factor=0.7,
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,44 @@
+"""The ``mac_address`` detector (govcore/detection/detectors/mac_address.py): colon, hyphen and
+Cisco dotted forms, one separator throughout, not part of a longer run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.detection.scanning import found
+
+RULE = {"pii": "mac_address"}
+
+
+@pytest.mark.parametrize(
+    ("text", "mac"),
+    [
+        ("ether 00:1A:2B:3C:4D:5E txqueuelen", "00:1A:2B:3C:4D:5E"),
+        ("Physical Address. . . : 3C-52-82-7F-A1-09", "3C-52-82-7F-A1-09"),
+        ("mac-address-table 001a.2b3c.4d5e", "001a.2b3c.4d5e"),
+        ('{"mac":"f4:5c:89:ab:cd:ef"}', "f4:5c:89:ab:cd:ef"),
+        ("Die MAC-Adresse ist a4:83:e7:12:34:56.", "a4:83:e7:12:34:56"),
+        ("MACアドレスはa4:83:e7:12:34:56です", "a4:83:e7:12:34:56"),
+    ],
+)
+def test_mac_addresses_are_found(text: str, mac: str) -> None:
+    """MAC addresses are found in colon, hyphen and dotted forms, in logs, JSON and German or Japanese prose."""
+    assert found(RULE, text) == [mac]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "00:1A:2B:3C:4D",  # five pairs
+        "00:1A:2B-3C:4D:5E",  # mixed separators
+        "2001:db8:00:1a:2b:3c:4d:5e",  # inside an IPv6 address
+        "fingerprint 00:1a:2b:3c:4d:5e:6f:70:81",  # a longer run of pairs
+        "00:1A:2B:3C:4D:5G",  # G is no hex digit
+        "x00:1A:2B:3C:4D:5E",
+        "001a2b3c4d5e",  # twelve bare hex digits: anything
+        "time 12:30:45",
+    ],
+)
+def test_near_misses_are_not_found(text: str) -> None:
+    """Five pairs, mixed separators, a longer run, a non-hex digit, glue, bare hex or a time are no MAC address."""
+    assert found(RULE, text) == []
