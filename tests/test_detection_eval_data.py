@@ -21,11 +21,20 @@ import yaml
 from govcore.detection.detectors import DETECTORS
 
 BENCH_DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
-ENTITIES = set(DETECTORS)  # the labels are the built-in kinds, and nothing else
+# The 32 country identifier, MAC and Bitcoin kinds of issue 20 part 1, labelled in the held-out
+# corpus before their detectors land. The registry must contain them once that part lands; then
+# this set goes and ENTITIES is set(DETECTORS) again.
+NEW_KINDS = {"uk_nino", "uk_nhs", "uk_passport", "uk_driving_licence", "es_nif", "es_nie",
+             "it_fiscal_code", "it_vat_code", "in_pan", "in_aadhaar", "in_gstin", "au_tfn",
+             "au_abn", "au_acn", "au_medicare", "sg_nric_fin", "sg_uen", "pl_pesel",
+             "fi_personal_identity_code", "se_personnummer", "kr_rrn", "th_tnin",
+             "tr_national_id", "ca_sin", "de_tax_id", "de_social_security", "de_id_card",
+             "ng_nin", "ph_tin", "aba_routing", "mac_address", "crypto"}  # fmt: skip
+ENTITIES = set(DETECTORS) | NEW_KINDS  # the labels are the built-in kinds, and nothing else
 CONTEXTS = {"prose", "code", "config", "log", "url", "table", "email-body", "json", "csv",
             "chat", "form", "html", "sql", "http", "markdown"}  # fmt: skip
 LANGUAGES = {"en", "de", "fr", "es", "it", "ja", "pt", "nl", "ru", "pl", "zh", "ko", "ar", "he",
-             "fi"}  # fmt: skip
+             "fi", "sv", "tr", "th", "hi", "ms", "tl", "cy", "ca"}  # fmt: skip
 # Country -> IBAN length (ISO 13616 registry), for the countries the corpora use.
 IBAN_LENGTHS = {"DE": 22, "FR": 27, "ES": 24, "IT": 27, "NL": 18, "GB": 22, "BE": 16, "CH": 21,
                 "AT": 20, "PL": 28, "PT": 25, "IE": 22, "LU": 20, "NO": 15, "DK": 18, "SE": 24,
@@ -45,6 +54,7 @@ class Corpus:
     min_families: int  # distinct secret families
     min_secrets: int
     min_per_family: int  # labelled spans of each secret family
+    labels_new_kinds: bool  # holds the NEW_KINDS, at least 30 spans of each
 
     def cases(self) -> list[dict[str, Any]]:
         cases = []
@@ -54,8 +64,8 @@ class Corpus:
 
 
 CORPORA = [
-    Corpus("development", BENCH_DATA / "detection", (600, 1000), 40, 80, 3),
-    Corpus("held-out", BENCH_DATA / "detection-holdout", (300, 1000), 25, 80, 2),
+    Corpus("development", BENCH_DATA / "detection", (600, 1000), 40, 80, 3, False),
+    Corpus("held-out", BENCH_DATA / "detection-holdout", (1300, 2500), 25, 80, 2, True),
 ]
 CASES_OF = {corpus.name: corpus.cases() for corpus in CORPORA}
 
@@ -269,7 +279,8 @@ def test_corpus_size_and_balance(
     low, high = corpus.expected_spans
     assert low <= len(expected) <= high
     assert near_misses * 3 >= len(cases)
-    for entity in ENTITIES - {"secret"}:
+    required = ENTITIES if corpus.labels_new_kinds else ENTITIES - NEW_KINDS
+    for entity in required - {"secret"}:
         assert counts[entity] >= 30, entity
     assert counts["secret"] >= corpus.min_secrets
     assert all(n >= corpus.min_per_family for n in families.values()), families
