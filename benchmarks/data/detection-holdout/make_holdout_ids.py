@@ -14,15 +14,13 @@ check digits, so running the script again writes the same files. See README.md h
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 import string
-import sys
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
-
-import random
 
 import yaml
 
@@ -395,10 +393,10 @@ def de_tax_id(style: str = "compact") -> str:
     never three in a row), the check digit."""
     while True:
         chosen = rng.sample(DIGITS, 9)
-        body = chosen + [rng.choice(chosen)]
+        body = [*chosen, rng.choice(chosen)]
         if rng.random() < 0.2:
             chosen = rng.sample(DIGITS, 8)
-            body = chosen + [chosen[0], chosen[0]]
+            body = [*chosen, chosen[0], chosen[0]]
         rng.shuffle(body)
         first10 = "".join(body)
         if first10[0] == "0" or re.search(r"(\d)\1\1", first10):
@@ -503,9 +501,12 @@ def gstin_check(first14: str) -> str:
 
 def gstin(pan_value: str | None = None) -> str:
     """GSTIN: state code, the holder's PAN, entity number, 'Z', check character (mod 36)."""
-    first14 = rng.choice(GST_STATES) + (pan_value or pan(rng.choice("PCFH"))) + rng.choice(
-        "123456789AB"
-    ) + "Z"
+    first14 = (
+        rng.choice(GST_STATES)
+        + (pan_value or pan(rng.choice("PCFH")))
+        + rng.choice("123456789AB")
+        + "Z"
+    )
     return first14 + gstin_check(first14)
 
 
@@ -513,19 +514,16 @@ def bad_gstin() -> str:
     return wrong_last(gstin(), BASE36)
 
 
-def tfn(length: int = 9, style: str = "spaced") -> str:
-    """ATO tax file number: weights 1,4,3,7,5,8,6,9,10 (8 digits: 10,7,8,4,6,3,5,1), sum % 11 == 0."""
-    weights = [1, 4, 3, 7, 5, 8, 6, 9, 10] if length == 9 else [10, 7, 8, 4, 6, 3, 5, 1]
+def tfn(style: str = "spaced") -> str:
+    """ATO tax file number (nine digits): weights 1,4,3,7,5,8,6,9,10, sum % 11 == 0. The older
+    eight-digit numbers are left out: published descriptions of their weights disagree."""
+    weights = [1, 4, 3, 7, 5, 8, 6, 9, 10]
     while True:
-        body = digits(length - 1)
+        body = digits(8)
         for last in DIGITS:
             if weighted(body + last, weights) % 11 == 0:
                 value = body + last
-                if style == "spaced" and length == 9:
-                    return f"{value[:3]} {value[3:6]} {value[6:]}"
-                if style == "spaced":
-                    return f"{value[:3]} {value[3:5]} {value[5:]}"
-                return value
+                return f"{value[:3]} {value[3:6]} {value[6:]}" if style == "spaced" else value
 
 
 def tfn_ok(value: str) -> bool:
@@ -562,7 +560,11 @@ def abn(style: str = "spaced", body: str | None = None) -> str:
         for lead in range(10, 100):
             value = f"{lead}{nine}"
             if abn_ok(value):
-                return f"{value[:2]} {value[2:5]} {value[5:8]} {value[8:]}" if style == "spaced" else value
+                return (
+                    f"{value[:2]} {value[2:5]} {value[5:8]} {value[8:]}"
+                    if style == "spaced"
+                    else value
+                )
         body = None
 
 
@@ -622,7 +624,8 @@ def rrn(born: date | None = None, female: bool | None = None) -> str:
     born = born or birth_date(1945, 2019)
     female = rng.random() < 0.5 if female is None else female
     sex = (1 if born.year < 2000 else 3) + (1 if female else 0)
-    first12 = born.strftime("%y%m%d") + str(sex) + pick(DIGITS, 5)
+    place = f"{rng.randint(0, 95):02d}"  # registration office codes run to 95
+    first12 = born.strftime("%y%m%d") + str(sex) + place + pick(DIGITS, 3)
     check = (11 - weighted(first12, [2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5]) % 11) % 10
     return f"{first12[:6]}-{first12[6:]}{check}"
 
@@ -634,8 +637,10 @@ def rrn_after_2020() -> str:
 
 
 def bad_rrn() -> str:
-    value = rrn()
-    return wrong_last(value)
+    while True:
+        value = wrong_last(rrn())
+        if not is_card(value.replace("-", "")):
+            return value
 
 
 def th_id(style: str = "dashed") -> str:
@@ -700,8 +705,7 @@ def aba_ok(value: str) -> bool:
 
 
 def bad_aba() -> str:
-    value = wrong_last(aba())
-    return value
+    return wrong_last(aba())
 
 
 def ng_nin() -> str:
@@ -834,7 +838,11 @@ def self_test() -> None:
     assert segwit(0, bytes.fromhex("751e76e8199196d454941c45d1b3a323f1433bd6")) == (
         "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
     )
-    assert icao_digit("L01X00T47") == "1"
+    assert icao_digit("L01X00T47") == "1"  # the specimen card's MRZ
+    program = bytes.fromhex("751e76e8199196d454941c45d1b3a323f1433bd6") * 2
+    assert segwit(1, program) == (  # BIP 350's Bech32m vector
+        "bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y"
+    )
 
 
 def safe_digits(n: int, first: str = "123456789") -> str:
@@ -865,65 +873,68 @@ def person_uk() -> tuple[str, str, str, bool]:
     return rng.choice(UK_PEOPLE)
 
 
-def N(style: str = "compact") -> str:
+def m_nino(style: str = "compact") -> str:
     return lab("uk_nino", nino(style))
 
 
-def NHS(sep: str = " ") -> str:
+def m_nhs(sep: str = " ") -> str:
     return lab("uk_nhs", nhs(sep))
 
 
-def UKP() -> str:
+def m_uk_passport() -> str:
     return lab("uk_passport", uk_passport())
 
 
-def DL() -> str:
+def m_licence() -> str:
     surname, _, initials, female = person_uk()
     return lab("uk_driving_licence", uk_licence(surname, birth_date(1950, 2004), female, initials))
 
 
 def uk_positive() -> list[Template]:
+    # fmt: off
     return [
-        ("chat", "en", lambda: f"hi, new starter here - payroll asked for my NI number, it's {N()} is that all they need?"),
-        ("form", "en", lambda: f"Full name: {person_uk()[1]} {person_uk()[0]}\nNational Insurance number: {N('spaced')}\nStart date: 02/06/2025"),
-        ("email-body", "en", lambda: f"Dear HMRC,\n\nPlease update the records for NINO {N()} - the employee's surname changed after marriage.\n\nRegards,\nPayroll team"),
-        ("csv", "en", lambda: f"employee_id,name,ni_number,tax_code\nE1042,R. Morgan,{N()},1257L\nE1043,S. O'Neill,{N('spaced')},BR\nE1044,A. Patel,{N()},1257L"),
-        ("json", "en", lambda: f'{{"employee": {{"id": 88213, "nino": "{N()}", "pension_opt_in": true}}}}'),
-        ("log", "en", lambda: f"2025-03-14T09:12:44Z INFO rti.submit fps employee=4471 ni={N()} status=accepted"),
-        ("form", "cy", lambda: f"Rhif Yswiriant Gwladol: {N('spaced')}\nDyddiad geni: 14/07/1988"),
+        ("chat", "en", lambda: f"hi, new starter here - payroll asked for my NI number, it's {m_nino()} is that all they need?"),
+        ("form", "en", lambda: f"Full name: {person_uk()[1]} {person_uk()[0]}\nNational Insurance number: {m_nino('spaced')}\nStart date: 02/06/2025"),
+        ("email-body", "en", lambda: f"Dear HMRC,\n\nPlease update the records for NINO {m_nino()} - the employee's surname changed after marriage.\n\nRegards,\nPayroll team"),
+        ("csv", "en", lambda: f"employee_id,name,ni_number,tax_code\nE1042,R. Morgan,{m_nino()},1257L\nE1043,S. O'Neill,{m_nino('spaced')},BR\nE1044,A. Patel,{m_nino()},1257L"),
+        ("json", "en", lambda: f'{{"employee": {{"id": 88213, "nino": "{m_nino()}", "pension_opt_in": true}}}}'),
+        ("log", "en", lambda: f"2025-03-14T09:12:44Z INFO rti.submit fps employee=4471 ni={m_nino()} status=accepted"),
+        ("form", "cy", lambda: f"Rhif Yswiriant Gwladol: {m_nino('spaced')}\nDyddiad geni: 14/07/1988"),
         ("chat", "en", lambda: f"ok so my national insurance no. is {lab('uk_nino', nino().lower())} and the claim ref is UC-55120"),
-        ("prose", "en", lambda: f"The tribunal noted that the appellant's NI number {N()} had been used by two employers in the same tax year."),
-        ("form", "en", lambda: f"NHS number: {NHS()}\nPatient: {person_uk()[1]} {person_uk()[0]}\nGP practice: Riverside Surgery (Y02734)"),
-        ("email-body", "en", lambda: f"Referral for patient with NHS No. {NHS()} - please book a cardiology outpatient slot within 2 weeks."),
-        ("json", "en", lambda: f'{{"resourceType": "Patient", "identifier": [{{"system": "https://fhir.nhs.uk/Id/nhs-number", "value": "{NHS("")}"}}]}}'),
-        ("csv", "en", lambda: f"nhs_number,surname,dob,ward\n{NHS('')},HARPER,1961-04-02,Ward 7\n{NHS('')},BEGUM,1977-11-19,AMU\n{NHS('')},ASHWORTH,1949-08-30,Ward 12"),
-        ("log", "en", lambda: f"[pds-lookup] 2025-05-02 08:41:07 GET /Patient/{NHS('')} 200 OK 43ms"),
-        ("chat", "en", lambda: f"the nhs app shows my number as {NHS()} - is that the one the pharmacy needs?"),
-        ("table", "en", lambda: f"| Patient | NHS number | Clinic |\n|---|---|---|\n| J. Harper | {NHS()} | Diabetes |\n| D. Okafor | {NHS('-')} | Renal |"),
-        ("prose", "en", lambda: f"Discharge summary: Mr Ashworth (NHS {NHS()}) was discharged home on 3 March with community nursing."),
-        ("form", "en", lambda: f"Passport number: {UKP()}\nCountry of issue: United Kingdom\nExpiry: 11/09/2031"),
-        ("email-body", "en", lambda: f"Hi,\n\nFor the booking, my UK passport no. is {UKP()} (expires 2029) and my husband's is {UKP()}.\n\nThanks, Eilidh"),
-        ("json", "en", lambda: f'{{"traveller": {{"surname": "CAMPBELL", "document": {{"type": "P", "issuing_state": "GBR", "number": "{UKP()}"}}}}}}'),
-        ("chat", "en", lambda: f"check-in wants the passport number again, it's {UKP()}"),
-        ("csv", "en", lambda: f"guest,nationality,passport_no,arrival\nM. Begum,GBR,{UKP()},2025-07-01\nT. Ashworth,GBR,{UKP()},2025-07-01"),
-        ("prose", "en", lambda: f"HM Passport Office cancelled passport {UKP()} after it was reported lost."),
-        ("form", "en", lambda: f"Driving licence number: {DL()}\nCategories: B, BE\nValid to: 2033"),
-        ("chat", "en", lambda: f"the hire desk needs my licence number: {DL()}, and the DVLA check code"),
-        ("json", "en", lambda: f'{{"driver": {{"licence_number": "{DL()}", "points": 3, "check_code": "Xk 7P Ld 2Q"}}}}'),
-        ("email-body", "en", lambda: f"Please add a second driver to policy MTR-55821: licence {DL()}, 6 years no claims."),
-        ("csv", "en", lambda: f"driver,licence,expiry\nR Morgan,{DL()},2031-02-28\nA Patel,{DL()},2029-10-14"),
-        ("log", "en", lambda: f"2025-01-20 17:03:55 WARN dvla-adapter retry=2 licence={DL()} reason=timeout"),
-        ("form", "en", lambda: f"Visa application\nPrevious UK passport number: {UKP()}\nReason for replacement: damaged"),
-        ("markdown", "en", lambda: f"## Right to work check\n- Document: British passport `{UKP()}`\n- Checked by: HR, 2025-02-03"),
-        ("sql", "en", lambda: f"UPDATE travellers SET passport_number = '{UKP()}' WHERE booking_ref = 'QX7H2L';"),
-        ("form", "en", lambda: f"Licence no.  {DL()}  issue no. 0{rng.randint(1, 9)}\nAddress: 14 Mill Lane, Leeds"),
-        ("prose", "en", lambda: f"The officer read out the driver number {DL()} from the photocard and confirmed the address."),
-        ("sql", "en", lambda: f"INSERT INTO drivers (name, licence_no) VALUES ('K. Li', '{DL()}');"),
-        ("form", "en", lambda: f"Employee onboarding\nNI number: {N()}\nPassport: {UKP()}\nDriving licence: {DL()}\nEmail: {lab('email', 'r.morgan@example.co.uk')}"),
+        ("prose", "en", lambda: f"The tribunal noted that the appellant's NI number {m_nino()} had been used by two employers in the same tax year."),
+        ("form", "en", lambda: f"NHS number: {m_nhs()}\nPatient: {person_uk()[1]} {person_uk()[0]}\nGP practice: Riverside Surgery (Y02734)"),
+        ("email-body", "en", lambda: f"Referral for patient with NHS No. {m_nhs()} - please book a cardiology outpatient slot within 2 weeks."),
+        ("json", "en", lambda: f'{{"resourceType": "Patient", "identifier": [{{"system": "https://fhir.nhs.uk/Id/nhs-number", "value": "{m_nhs("")}"}}]}}'),
+        ("csv", "en", lambda: f"nhs_number,surname,dob,ward\n{m_nhs('')},HARPER,1961-04-02,Ward 7\n{m_nhs('')},BEGUM,1977-11-19,AMU\n{m_nhs('')},ASHWORTH,1949-08-30,Ward 12"),
+        ("log", "en", lambda: f"[pds-lookup] 2025-05-02 08:41:07 GET /Patient/{m_nhs('')} 200 OK 43ms"),
+        ("chat", "en", lambda: f"the nhs app shows my number as {m_nhs()} - is that the one the pharmacy needs?"),
+        ("table", "en", lambda: f"| Patient | NHS number | Clinic |\n|---|---|---|\n| J. Harper | {m_nhs()} | Diabetes |\n| D. Okafor | {m_nhs('-')} | Renal |"),
+        ("prose", "en", lambda: f"Discharge summary: Mr Ashworth (NHS {m_nhs()}) was discharged home on 3 March with community nursing."),
+        ("form", "en", lambda: f"Passport number: {m_uk_passport()}\nCountry of issue: United Kingdom\nExpiry: 11/09/2031"),
+        ("email-body", "en", lambda: f"Hi,\n\nFor the booking, my UK passport no. is {m_uk_passport()} (expires 2029) and my husband's is {m_uk_passport()}.\n\nThanks, Eilidh"),
+        ("json", "en", lambda: f'{{"traveller": {{"surname": "CAMPBELL", "document": {{"type": "P", "issuing_state": "GBR", "number": "{m_uk_passport()}"}}}}}}'),
+        ("chat", "en", lambda: f"check-in wants the passport number again, it's {m_uk_passport()}"),
+        ("csv", "en", lambda: f"guest,nationality,passport_no,arrival\nM. Begum,GBR,{m_uk_passport()},2025-07-01\nT. Ashworth,GBR,{m_uk_passport()},2025-07-01"),
+        ("prose", "en", lambda: f"HM Passport Office cancelled passport {m_uk_passport()} after it was reported lost."),
+        ("form", "en", lambda: f"Driving licence number: {m_licence()}\nCategories: B, BE\nValid to: 2033"),
+        ("chat", "en", lambda: f"the hire desk needs my licence number: {m_licence()}, and the DVLA check code"),
+        ("json", "en", lambda: f'{{"driver": {{"licence_number": "{m_licence()}", "points": 3, "check_code": "Xk 7P Ld 2Q"}}}}'),
+        ("email-body", "en", lambda: f"Please add a second driver to policy MTR-55821: licence {m_licence()}, 6 years no claims."),
+        ("csv", "en", lambda: f"driver,licence,expiry\nR Morgan,{m_licence()},2031-02-28\nA Patel,{m_licence()},2029-10-14"),
+        ("log", "en", lambda: f"2025-01-20 17:03:55 WARN dvla-adapter retry=2 licence={m_licence()} reason=timeout"),
+        ("form", "en", lambda: f"Visa application\nPrevious UK passport number: {m_uk_passport()}\nReason for replacement: damaged"),
+        ("markdown", "en", lambda: f"## Right to work check\n- Document: British passport `{m_uk_passport()}`\n- Checked by: HR, 2025-02-03"),
+        ("sql", "en", lambda: f"UPDATE travellers SET passport_number = '{m_uk_passport()}' WHERE booking_ref = 'QX7H2L';"),  # noqa: S608
+        ("form", "en", lambda: f"Licence no.  {m_licence()}  issue no. 0{rng.randint(1, 9)}\nAddress: 14 Mill Lane, Leeds"),
+        ("prose", "en", lambda: f"The officer read out the driver number {m_licence()} from the photocard and confirmed the address."),
+        ("sql", "en", lambda: f"INSERT INTO drivers (name, licence_no) VALUES ('K. Li', '{m_licence()}');"),  # noqa: S608
+        ("form", "en", lambda: f"Employee onboarding\nNI number: {m_nino()}\nPassport: {m_uk_passport()}\nDriving licence: {m_licence()}\nEmail: {lab('email', 'r.morgan@example.co.uk')}"),
     ]
+    # fmt: on
 
 
 def uk_near() -> list[Template]:
+    # fmt: off
     return [
         ("form", "en", lambda: f"National Insurance number: {bad_nino()}\n(The number above failed validation - please re-enter.)"),
         ("prose", "en", lambda: "HMRC guidance uses QQ 12 34 56 C as the example; a real number never starts with QQ."),
@@ -941,14 +952,21 @@ def uk_near() -> list[Template]:
         ("json", "en", lambda: f'{{"order_id": "{digits(9)}", "passport_photo": true, "price_gbp": 88.50}}'),
         ("table", "en", lambda: f"| Part | Serial |\n|---|---|\n| Boiler PCB | {digits(10)} |\n| Pump | {pick(UPPER, 2)}{digits(6)}{pick(UPPER, 1)} |"),
         ("email-body", "en", lambda: f"Your appointment on 12/06/2025 at 10:40 is confirmed. Booking ref {digits(3)} {digits(3)} {digits(4)} is not your NHS number."),
+        ("form", "en", lambda: f"Self Assessment UTR: {digits(5)} {digits(5)}\nEmployer PAYE reference: {digits(3)}/{pick(UPPER, 2)}{digits(5)}"),
+        ("prose", "en", lambda: f"Deliveries to SW1A 1AA are held at the gate; ref {pick(UPPER, 3)}-{digits(6)}."),
+        ("chat", "en", lambda: f"the NHS login security code was {digits(6)}, it expired already"),
+        ("csv", "en", lambda: f"booking,seats,fare\n{nhs('')},2,88.40\n{digits(10)},1,41.10"),
     ]
+    # fmt: on
 
 
 def uk_phones() -> list[Template]:
+    # fmt: off
     return [
         ("email-body", "en", lambda: f"Call the surgery on {lab('phone', '020 7946 0' + pick(DIGITS, 3))} to rebook; quote your NHS number when asked."),
         ("form", "en", lambda: f"Mobile: {lab('phone', '07700 900' + pick(DIGITS, 3))}\nNI number: (not provided)"),
     ]
+    # fmt: on
 
 
 # --- texts: Europe (EU market group, with Turkey) ----------------------------------------------
@@ -959,133 +977,141 @@ IT_PEOPLE = [("Rossi", "Giulia", True), ("Esposito", "Marco", False), ("Bianchi"
 DE_SURNAMES = ["Müller", "Schneider", "Fischer", "Weber", "Wagner", "Becker", "Hoffmann", "Yilmaz"]
 
 
-def NIF(style: str = "compact") -> str:
+def m_nif(style: str = "compact") -> str:
     return lab("es_nif", es_nif(style))
 
 
-def NIE(style: str = "compact") -> str:
+def m_nie(style: str = "compact") -> str:
     return lab("es_nie", es_nie(style))
 
 
-def CF() -> str:
-    surname, name, female = rng.choice(IT_PEOPLE)
+def m_fiscal_code(surname: str = "", name: str = "", female: bool = False) -> str:
+    """A marked codice fiscale of the person named, or of someone drawn from IT_PEOPLE."""
+    if not surname:
+        surname, name, female = rng.choice(IT_PEOPLE)
     return lab("it_fiscal_code", fiscal_code(surname, name, birth_date(1945, 2006), female))
 
 
-def PIVA(prefixed: bool = False) -> str:
+def m_it_vat(prefixed: bool = False) -> str:
     return lab("it_vat_code", it_vat(prefixed))
 
 
-def PES() -> str:
+def m_pesel() -> str:
     return lab("pl_pesel", pesel())
 
 
-def HETU(new_sign: bool = False) -> str:
+def m_hetu(new_sign: bool = False) -> str:
     return lab("fi_personal_identity_code", hetu(new_sign=new_sign))
 
 
-def PNR(style: str = "short") -> str:
+def m_personnummer(style: str = "short") -> str:
     return lab("se_personnummer", personnummer(style))
 
 
-def IDNR(style: str = "compact") -> str:
+def m_de_tax_id(style: str = "compact") -> str:
     return lab("de_tax_id", de_tax_id(style))
 
 
-def SVNR(style: str = "spaced") -> str:
-    return lab("de_social_security", de_social(rng.choice(DE_SURNAMES).replace("Ü", "U"), rng.random() < 0.5, style))
+def m_de_social(style: str = "spaced") -> str:
+    return lab(
+        "de_social_security",
+        de_social(rng.choice(DE_SURNAMES).replace("Ü", "U"), rng.random() < 0.5, style),
+    )
 
 
-def AUSW(with_check: bool = False) -> str:
+def m_de_id_card(with_check: bool = False) -> str:
     return lab("de_id_card", de_id_card(with_check))
 
 
-def TCKN() -> str:
+def m_tr_id() -> str:
     return lab("tr_national_id", tr_id())
 
 
 def eu_positive() -> list[Template]:
+    # fmt: off
     return [
         # Spain
-        ("form", "es", lambda: f"Nombre: Lucía Fernández García\nDNI/NIF: {NIF()}\nDomicilio: C/ Mayor 14, 3º B, Madrid"),
-        ("chat", "es", lambda: f"hola, para la factura necesito tu NIF. -> claro, es {NIF('dash')}"),
-        ("email-body", "es", lambda: f"Estimado cliente:\n\nHemos actualizado el titular del contrato a {NIF('dots')}. Si no reconoce este cambio, contacte con nosotros.\n\nUn saludo"),
-        ("csv", "es", lambda: f"nombre;nif;iban_ok\nJavier Ruiz;{NIF()};si\nMarta Gil;{NIF()};no\nPablo Sanz;{NIF('dash')};si"),
-        ("json", "en", lambda: f'{{"customer": {{"country": "ES", "tax_id": "{NIF()}", "segment": "retail"}}}}'),
-        ("prose", "en", lambda: f"The Spanish supplier invoiced us under NIF {NIF()}, which matches the DNI on file."),
-        ("form", "es", lambda: f"NIE: {NIE()}\nNacionalidad: Rumana\nFecha de entrada en España: 03/02/2019"),
-        ("email-body", "en", lambda: f"Hi Ana, my NIE is {NIE('dash')} - the gestor needs it for the rental contract. Thanks!"),
-        ("chat", "es", lambda: f"mi número de extranjero es {NIE()}, ¿lo necesitas con guiones?"),
-        ("csv", "es", lambda: f"trabajador,documento,alta\nIon Popescu,{NIE()},2024-01-08\nSara Benali,{NIE()},2024-03-11\nTom Baker,{NIE('dash')},2024-06-30"),
-        ("log", "en", lambda: f"2025-02-02 11:20:07 INFO kyc.es verified document={NIE()} type=NIE score=0.97"),
-        ("form", "ca", lambda: f"Número d'identitat d'estranger (NIE): {NIE()}\nMunicipi: Girona"),
+        ("form", "es", lambda: f"Nombre: Lucía Fernández García\nDNI/NIF: {m_nif()}\nDomicilio: C/ Mayor 14, 3º B, Madrid"),
+        ("chat", "es", lambda: f"hola, para la factura necesito tu NIF. -> claro, es {m_nif('dash')}"),
+        ("email-body", "es", lambda: f"Estimado cliente:\n\nHemos actualizado el titular del contrato a {m_nif('dots')}. Si no reconoce este cambio, contacte con nosotros.\n\nUn saludo"),
+        ("csv", "es", lambda: f"nombre;nif;iban_ok\nJavier Ruiz;{m_nif()};si\nMarta Gil;{m_nif()};no\nPablo Sanz;{m_nif('dash')};si"),
+        ("json", "en", lambda: f'{{"customer": {{"country": "ES", "tax_id": "{m_nif()}", "segment": "retail"}}}}'),
+        ("prose", "en", lambda: f"The Spanish supplier invoiced us under NIF {m_nif()}, which matches the DNI on file."),
+        ("form", "es", lambda: f"NIE: {m_nie()}\nNacionalidad: Rumana\nFecha de entrada en España: 03/02/2019"),
+        ("email-body", "en", lambda: f"Hi Ana, my NIE is {m_nie('dash')} - the gestor needs it for the rental contract. Thanks!"),
+        ("chat", "es", lambda: f"mi número de extranjero es {m_nie()}, ¿lo necesitas con guiones?"),
+        ("csv", "es", lambda: f"trabajador,documento,alta\nIon Popescu,{m_nie()},2024-01-08\nSara Benali,{m_nie()},2024-03-11\nTom Baker,{m_nie('dash')},2024-06-30"),
+        ("log", "en", lambda: f"2025-02-02 11:20:07 INFO kyc.es verified document={m_nie()} type=NIE score=0.97"),
+        ("form", "ca", lambda: f"Número d'identitat d'estranger (NIE): {m_nie()}\nMunicipi: Girona"),
         # Italy
-        ("form", "it", lambda: f"Cognome e nome: Rossi Giulia\nCodice fiscale: {CF()}\nResidenza: Via Roma 12, Torino"),
-        ("email-body", "it", lambda: f"Gentile dottoressa,\n\nle invio il mio codice fiscale {CF()} per la prenotazione della visita.\n\nCordiali saluti"),
-        ("chat", "it", lambda: f"ciao! il CF di mia madre è {CF()}, il mio te lo mando dopo"),
-        ("csv", "it", lambda: f"dipendente;codice_fiscale;livello\nEsposito Marco;{CF()};3\nBianchi Chiara;{CF()};4\nGreco Matteo;{CF()};2"),
-        ("json", "en", lambda: f'{{"patient": {{"fiscal_code": "{CF()}", "region": "Lombardia"}}}}'),
-        ("prose", "en", lambda: f"The tenant's tax code {CF()} appears on the lease registered with the Agenzia delle Entrate."),
-        ("form", "it", lambda: f"Ragione sociale: Officine Meccaniche Lombarde S.r.l.\nPartita IVA: {PIVA()}\nSDI: M5UXCR1"),
-        ("email-body", "it", lambda: f"Buongiorno,\n\nper la fatturazione elettronica i nostri dati sono: P.IVA {PIVA()}, codice destinatario 0000000.\n\nGrazie"),
-        ("json", "en", lambda: f'{{"supplier": {{"name": "Gelateria Sole Srl", "vat_number": "{PIVA(True)}"}}}}'),
-        ("prose", "en", lambda: f"VIES confirmed that {PIVA(True)} is an active Italian VAT registration."),
-        ("csv", "it", lambda: f"fornitore,partita_iva,importo\nTipografia Arno,{PIVA()},1200.00\nLogistica Po,{PIVA()},860.50"),
-        ("chat", "it", lambda: f"mi serve la partita iva del fornitore -> {PIVA()}"),
+        ("form", "it", lambda: f"Cognome e nome: Rossi Giulia\nCodice fiscale: {m_fiscal_code('Rossi', 'Giulia', True)}\nResidenza: Via Roma 12, Torino"),
+        ("email-body", "it", lambda: f"Gentile dottoressa,\n\nle invio il mio codice fiscale {m_fiscal_code()} per la prenotazione della visita.\n\nCordiali saluti"),
+        ("chat", "it", lambda: f"ciao! il CF di mia madre è {m_fiscal_code()}, il mio te lo mando dopo"),
+        ("csv", "it", lambda: f"dipendente;codice_fiscale;livello\nEsposito Marco;{m_fiscal_code('Esposito', 'Marco')};3\nBianchi Chiara;{m_fiscal_code('Bianchi', 'Chiara', True)};4\nGreco Matteo;{m_fiscal_code('Greco', 'Matteo')};2"),
+        ("json", "en", lambda: f'{{"patient": {{"fiscal_code": "{m_fiscal_code()}", "region": "Lombardia"}}}}'),
+        ("prose", "en", lambda: f"The tenant's tax code {m_fiscal_code()} appears on the lease registered with the Agenzia delle Entrate."),
+        ("form", "it", lambda: f"Ragione sociale: Officine Meccaniche Lombarde S.r.l.\nPartita IVA: {m_it_vat()}\nSDI: M5UXCR1"),
+        ("email-body", "it", lambda: f"Buongiorno,\n\nper la fatturazione elettronica i nostri dati sono: P.IVA {m_it_vat()}, codice destinatario 0000000.\n\nGrazie"),
+        ("json", "en", lambda: f'{{"supplier": {{"name": "Gelateria Sole Srl", "vat_number": "{m_it_vat(True)}"}}}}'),
+        ("prose", "en", lambda: f"VIES confirmed that {m_it_vat(True)} is an active Italian VAT registration."),
+        ("csv", "it", lambda: f"fornitore,partita_iva,importo\nTipografia Arno,{m_it_vat()},1200.00\nLogistica Po,{m_it_vat()},860.50"),
+        ("chat", "it", lambda: f"mi serve la partita iva del fornitore -> {m_it_vat()}"),
         # Poland
-        ("form", "pl", lambda: f"Imię i nazwisko: Katarzyna Nowak\nPESEL: {PES()}\nAdres: ul. Długa 5/12, Gdańsk"),
-        ("email-body", "pl", lambda: f"Dzień dobry,\n\nproszę o wystawienie zwolnienia dla pacjenta o numerze PESEL {PES()}.\n\nPozdrawiam"),
-        ("csv", "pl", lambda: f"pacjent,pesel,oddzial\nJan Kowalski,{PES()},kardiologia\nAnna Zielińska,{PES()},pediatria\nPiotr Wójcik,{PES()},chirurgia"),
-        ("chat", "pl", lambda: f"podaj mi swój pesel do umowy -> {PES()}"),
-        ("json", "en", lambda: f'{{"citizen": {{"pesel": "{PES()}", "voivodeship": "pomorskie"}}}}'),
-        ("log", "en", lambda: f"2025-06-01T07:44:10Z WARN epuap lookup pesel={PES()} not found in cache"),
+        ("form", "pl", lambda: f"Imię i nazwisko: Katarzyna Nowak\nPESEL: {m_pesel()}\nAdres: ul. Długa 5/12, Gdańsk"),
+        ("email-body", "pl", lambda: f"Dzień dobry,\n\nproszę o wystawienie zwolnienia dla pacjenta o numerze PESEL {m_pesel()}.\n\nPozdrawiam"),
+        ("csv", "pl", lambda: f"pacjent,pesel,oddzial\nJan Kowalski,{m_pesel()},kardiologia\nAnna Zielińska,{m_pesel()},pediatria\nPiotr Wójcik,{m_pesel()},chirurgia"),
+        ("chat", "pl", lambda: f"podaj mi swój pesel do umowy -> {m_pesel()}"),
+        ("json", "en", lambda: f'{{"citizen": {{"pesel": "{m_pesel()}", "voivodeship": "pomorskie"}}}}'),
+        ("log", "en", lambda: f"2025-06-01T07:44:10Z WARN epuap lookup pesel={m_pesel()} not found in cache"),
         # Finland
-        ("form", "fi", lambda: f"Nimi: Aino Virtanen\nHenkilötunnus: {HETU()}\nKotikunta: Tampere"),
-        ("email-body", "fi", lambda: f"Hei,\n\nlapsen henkilötunnus on {HETU()} ja oma tunnukseni {HETU()}.\n\nTerveisin Mikko"),
-        ("csv", "fi", lambda: f"nimi;hetu;yksikkö\nLaine Juha;{HETU()};A2\nKorhonen Emilia;{HETU()};B1\nNieminen Otto;{HETU(True)};C3"),
-        ("chat", "en", lambda: f"the Kela form wants my personal identity code, it's {HETU()}"),
-        ("json", "en", lambda: f'{{"person": {{"ssn_fi": "{HETU()}", "municipality": "Espoo"}}}}'),
-        ("prose", "sv", lambda: f"Personbeteckningen {HETU(True)} tilldelades efter 2023 med det nya skiljetecknet."),
+        ("form", "fi", lambda: f"Nimi: Aino Virtanen\nHenkilötunnus: {m_hetu()}\nKotikunta: Tampere"),
+        ("email-body", "fi", lambda: f"Hei,\n\nlapsen henkilötunnus on {m_hetu()} ja oma tunnukseni {m_hetu()}.\n\nTerveisin Mikko"),
+        ("csv", "fi", lambda: f"nimi;hetu;yksikkö\nLaine Juha;{m_hetu()};A2\nKorhonen Emilia;{m_hetu()};B1\nNieminen Otto;{m_hetu(True)};C3"),
+        ("chat", "en", lambda: f"the Kela form wants my personal identity code, it's {m_hetu()}"),
+        ("json", "en", lambda: f'{{"person": {{"ssn_fi": "{m_hetu()}", "municipality": "Espoo"}}}}'),
+        ("prose", "sv", lambda: f"Personbeteckningen {m_hetu(True)} tilldelades efter 2023 med det nya skiljetecknet."),
         # Sweden
-        ("form", "sv", lambda: f"Namn: Erik Lindqvist\nPersonnummer: {PNR()}\nAdress: Storgatan 8, Uppsala"),
-        ("email-body", "sv", lambda: f"Hej!\n\nMitt personnummer är {PNR('long')}, jag behöver ett nytt intyg från Försäkringskassan.\n\nMvh Sara"),
-        ("csv", "sv", lambda: f"namn,personnummer,avdelning\nOlsson Maja,{PNR('long')},Ekonomi\nNilsson Ali,{PNR()},IT\nBerg Ida,{PNR('long_compact')},HR"),
-        ("chat", "sv", lambda: f"kan du skicka ditt pnr? -> {PNR('long')}"),
-        ("json", "en", lambda: f'{{"customer": {{"personal_number": "{PNR("long_compact")}", "country": "SE"}}}}'),
-        ("log", "en", lambda: f"2025-05-20 13:01:12 INFO bankid auth ok personnummer={PNR('long_compact')} rp=skatteverket"),
+        ("form", "sv", lambda: f"Namn: Erik Lindqvist\nPersonnummer: {m_personnummer()}\nAdress: Storgatan 8, Uppsala"),
+        ("email-body", "sv", lambda: f"Hej!\n\nMitt personnummer är {m_personnummer('long')}, jag behöver ett nytt intyg från Försäkringskassan.\n\nMvh Sara"),
+        ("csv", "sv", lambda: f"namn,personnummer,avdelning\nOlsson Maja,{m_personnummer('long')},Ekonomi\nNilsson Ali,{m_personnummer()},IT\nBerg Ida,{m_personnummer('long_compact')},HR"),
+        ("chat", "sv", lambda: f"kan du skicka ditt pnr? -> {m_personnummer('long')}"),
+        ("json", "en", lambda: f'{{"customer": {{"personal_number": "{m_personnummer("long_compact")}", "country": "SE"}}}}'),
+        ("log", "en", lambda: f"2025-05-20 13:01:12 INFO bankid auth ok personnummer={m_personnummer('long_compact')} rp=skatteverket"),
         # Germany
-        ("form", "de", lambda: f"Name: Julia Schneider\nSteuerliche Identifikationsnummer: {IDNR('spaced')}\nSteuerklasse: I"),
-        ("email-body", "de", lambda: f"Hallo Frau Weber,\n\nfür die Lohnabrechnung benötigen wir noch Ihre Steuer-ID. Laut Ihrem Schreiben lautet sie {IDNR()}.\n\nViele Grüße\nPersonalabteilung"),
-        ("csv", "de", lambda: f"name;steuer_id;kirchensteuer\nFischer, Paul;{IDNR()};rk\nBecker, Lena;{IDNR()};-\nYilmaz, Emre;{IDNR('spaced')};-"),
-        ("chat", "de", lambda: f"meine IdNr ist {IDNR()} (steht oben rechts auf dem Bescheid)"),
-        ("json", "en", lambda: f'{{"employee": {{"tax_id_de": "{IDNR()}", "tax_class": 4}}}}'),
-        ("form", "de", lambda: f"Sozialversicherungsnummer: {SVNR()}\nKrankenkasse: AOK Bayern"),
-        ("email-body", "de", lambda: f"Guten Tag,\n\nanbei meine Rentenversicherungsnummer {SVNR()} für die Anmeldung zum 1. Juli.\n\nMit freundlichen Grüßen"),
-        ("csv", "de", lambda: f"mitarbeiter,sv_nummer,eintritt\nWagner Tim,{SVNR('compact')},2024-04-01\nHoffmann Eva,{SVNR()},2023-09-15\nMüller Jonas,{SVNR('compact')},2025-01-01"),
-        ("chat", "de", lambda: f"die SV-Nummer steht auf dem Ausweis: {SVNR()}"),
-        ("json", "en", lambda: f'{{"payroll": {{"social_security_number_de": "{SVNR("compact")}"}}}}'),
-        ("form", "de", lambda: f"Ausweisnummer: {AUSW()}\nGültig bis: 14.03.2031\nAusstellende Behörde: Stadt Köln"),
-        ("email-body", "de", lambda: f"Sehr geehrte Damen und Herren,\n\nzur Identifizierung: Personalausweis-Nr. {AUSW()}, ausgestellt in Leipzig.\n\nMit freundlichen Grüßen"),
-        ("chat", "de", lambda: f"für die Anmeldung brauchen die die Nummer vom Perso: {AUSW()}"),
-        ("json", "en", lambda: f'{{"kyc": {{"document_type": "ID_CARD", "country": "DEU", "document_number": "{AUSW()}"}}}}'),
-        ("csv", "de", lambda: f"gast,ausweis_nr,zimmer\nBecker,{AUSW()},204\nFischer,{AUSW(True)},207"),
-        ("log", "en", lambda: f"2025-03-03 18:22:09 INFO eid.verify doc={AUSW()} result=ok"),
+        ("form", "de", lambda: f"Name: Julia Schneider\nSteuerliche Identifikationsnummer: {m_de_tax_id('spaced')}\nSteuerklasse: I"),
+        ("email-body", "de", lambda: f"Hallo Frau Weber,\n\nfür die Lohnabrechnung benötigen wir noch Ihre Steuer-ID. Laut Ihrem Schreiben lautet sie {m_de_tax_id()}.\n\nViele Grüße\nPersonalabteilung"),
+        ("csv", "de", lambda: f"name;steuer_id;kirchensteuer\nFischer, Paul;{m_de_tax_id()};rk\nBecker, Lena;{m_de_tax_id()};-\nYilmaz, Emre;{m_de_tax_id('spaced')};-"),
+        ("chat", "de", lambda: f"meine IdNr ist {m_de_tax_id()} (steht oben rechts auf dem Bescheid)"),
+        ("json", "en", lambda: f'{{"employee": {{"tax_id_de": "{m_de_tax_id()}", "tax_class": 4}}}}'),
+        ("form", "de", lambda: f"Sozialversicherungsnummer: {m_de_social()}\nKrankenkasse: AOK Bayern"),
+        ("email-body", "de", lambda: f"Guten Tag,\n\nanbei meine Rentenversicherungsnummer {m_de_social()} für die Anmeldung zum 1. Juli.\n\nMit freundlichen Grüßen"),
+        ("csv", "de", lambda: f"mitarbeiter,sv_nummer,eintritt\nWagner Tim,{m_de_social('compact')},2024-04-01\nHoffmann Eva,{m_de_social()},2023-09-15\nMüller Jonas,{m_de_social('compact')},2025-01-01"),
+        ("chat", "de", lambda: f"die SV-Nummer steht auf dem Ausweis: {m_de_social()}"),
+        ("json", "en", lambda: f'{{"payroll": {{"social_security_number_de": "{m_de_social("compact")}"}}}}'),
+        ("form", "de", lambda: f"Ausweisnummer: {m_de_id_card()}\nGültig bis: 14.03.2031\nAusstellende Behörde: Stadt Köln"),
+        ("email-body", "de", lambda: f"Sehr geehrte Damen und Herren,\n\nzur Identifizierung: Personalausweis-Nr. {m_de_id_card()}, ausgestellt in Leipzig.\n\nMit freundlichen Grüßen"),
+        ("chat", "de", lambda: f"für die Anmeldung brauchen die die Nummer vom Perso: {m_de_id_card()}"),
+        ("json", "en", lambda: f'{{"kyc": {{"document_type": "ID_CARD", "country": "DEU", "document_number": "{m_de_id_card()}"}}}}'),
+        ("csv", "de", lambda: f"gast,ausweis_nr,zimmer\nBecker,{m_de_id_card()},204\nFischer,{m_de_id_card(True)},207"),
+        ("log", "en", lambda: f"2025-03-03 18:22:09 INFO eid.verify doc={m_de_id_card()} result=ok"),
         # Turkey
-        ("form", "tr", lambda: f"Ad Soyad: Ayşe Demir\nT.C. Kimlik No: {TCKN()}\nDoğum Yeri: İzmir"),
-        ("email-body", "tr", lambda: f"Merhaba,\n\nkargo için TC kimlik numaram {TCKN()}. Teşekkürler.\n\nMehmet"),
-        ("csv", "tr", lambda: f"ad,tckn,sube\nAli Kaya,{TCKN()},Ankara\nZeynep Çelik,{TCKN()},Bursa\nEmre Şahin,{TCKN()},Konya"),
-        ("chat", "tr", lambda: f"kimlik no lazım -> {TCKN()}"),
-        ("json", "en", lambda: f'{{"customer": {{"tr_identity_number": "{TCKN()}", "city": "Istanbul"}}}}'),
-        ("prose", "en", lambda: f"The e-Devlet record for Turkish ID {TCKN()} lists an address in Antalya."),
+        ("form", "tr", lambda: f"Ad Soyad: Ayşe Demir\nT.C. Kimlik No: {m_tr_id()}\nDoğum Yeri: İzmir"),
+        ("email-body", "tr", lambda: f"Merhaba,\n\nkargo için TC kimlik numaram {m_tr_id()}. Teşekkürler.\n\nMehmet"),
+        ("csv", "tr", lambda: f"ad,tckn,sube\nAli Kaya,{m_tr_id()},Ankara\nZeynep Çelik,{m_tr_id()},Bursa\nEmre Şahin,{m_tr_id()},Konya"),
+        ("chat", "tr", lambda: f"kimlik no lazım -> {m_tr_id()}"),
+        ("json", "en", lambda: f'{{"customer": {{"tr_identity_number": "{m_tr_id()}", "city": "Istanbul"}}}}'),
+        ("prose", "en", lambda: f"The e-Devlet record for Turkish ID {m_tr_id()} lists an address in Antalya."),
     ]
+    # fmt: on
 
 
 def eu_near() -> list[Template]:
+    # fmt: off
     return [
         ("form", "es", lambda: f"DNI/NIF: {bad_nif()}\nLa letra de control no coincide, revise el número."),
         ("chat", "es", lambda: f"me rechaza el NIE {bad_nie()}, ¿qué hago?"),
         ("email-body", "es", lambda: f"Su pedido {digits(8)} con referencia {pick(UPPER, 1)}{digits(8)} se entregará el 12/05/2025."),
-        ("form", "it", lambda: f"Codice fiscale: {wrong_last(CF().split('|')[1][:-1], UPPER)}\nIl codice inserito non è valido (carattere di controllo errato)."),
+        ("form", "it", lambda: f"Codice fiscale: {wrong_last(m_fiscal_code().split('|')[1][:-1], UPPER)}\nIl codice inserito non è valido (carattere di controllo errato)."),
         ("chat", "it", lambda: f"la partita iva {bad_it_vat()} risulta errata su VIES"),
         ("csv", "it", lambda: f"articolo,codice,prezzo\nTrapano,{digits(11)},89.90\nLivella,{digits(11)},12.50"),
         ("form", "pl", lambda: f"PESEL: {bad_pesel()}\nBłąd: nieprawidłowa cyfra kontrolna"),
@@ -1102,130 +1128,144 @@ def eu_near() -> list[Template]:
         ("prose", "de", lambda: f"Die Mitgliedsnummer {pick(UPPER, 1)}{digits(9)} der Krankenkasse ist nicht die Rentenversicherungsnummer."),
         ("json", "en", lambda: f'{{"ticket": "{pick(UPPER, 2)}-{digits(7)}", "created": "2025-03-01", "priority": 2}}'),
         ("table", "en", lambda: f"| Lot | Code |\n|---|---|\n| 17 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |\n| 18 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |"),
+        ("prose", "pl", lambda: f"NIP firmy: {digits(3)}-{digits(3)}-{digits(2)}-{digits(2)}, REGON: {digits(9)}."),
+        ("form", "de", lambda: f"Kennzeichen: M-AB {rng.randint(100, 9999)}\nFahrgestellnummer: WVWZZZ1JZ{rng.choice('345')}W{digits(6)}"),
+        ("form", "tr", lambda: f"Vergi kimlik numarası (VKN): {digits(10)}\nVergi dairesi: Kadıköy"),
+        ("prose", "fi", lambda: f"Y-tunnus {digits(7)}-{rng.choice(DIGITS)} kuuluu Oy Pohjolan Kuljetus Ab:lle."),
+        ("chat", "de", lambda: f"die Sendungsnummer ist {safe_digits(12, '0')}, kommt morgen"),
+        ("csv", "de", lambda: f"artikelnr;bezeichnung;preis\n{de_tax_id()};Kabelbinder 200mm;4,99\n{digits(11)};Schrumpfschlauch;7,49"),
+        ("email-body", "pl", lambda: f"Numer zamówienia: {pesel()}\nStatus: wysłane"),
+        ("chat", "tr", lambda: f"sipariş numaranız {tr_id()}, kargoya verildi"),
+        ("form", "it", lambda: f"Numero tessera sanitaria (TEAM): 80380{digits(15)}"),
+        ("json", "en", lambda: f'{{"order": "{es_nif()[:8]}", "sku": "ES-{digits(5)}", "qty": 3}}'),
     ]
+    # fmt: on
 
 
 # --- texts: Asia-Pacific -----------------------------------------------------------------------
 
 
-def PAN(holder: str = "P") -> str:
+def m_pan(holder: str = "P") -> str:
     return lab("in_pan", pan(holder))
 
 
-def AAD(style: str = "spaced") -> str:
+def m_aadhaar(style: str = "spaced") -> str:
     return lab("in_aadhaar", aadhaar(style))
 
 
-def GST() -> str:
+def m_gstin() -> str:
     return lab("in_gstin", gstin())
 
 
-def TFN(length: int = 9, style: str = "spaced") -> str:
-    return lab("au_tfn", tfn(length, style))
+def m_tfn(style: str = "spaced") -> str:
+    return lab("au_tfn", tfn(style))
 
 
-def ABN(style: str = "spaced") -> str:
+def m_abn(style: str = "spaced") -> str:
     return lab("au_abn", abn(style))
 
 
-def ACN(style: str = "spaced") -> str:
+def m_acn(style: str = "spaced") -> str:
     return lab("au_acn", acn(style))
 
 
-def MED(style: str = "spaced") -> str:
+def m_medicare(style: str = "spaced") -> str:
     return lab("au_medicare", medicare(style))
 
 
-def NRIC(prefix: str | None = None) -> str:
+def m_nric(prefix: str | None = None) -> str:
     return lab("sg_nric_fin", nric(prefix))
 
 
-def UEN() -> str:
+def m_uen() -> str:
     return lab("sg_uen", uen())
 
 
-def RRN() -> str:
+def m_rrn() -> str:
     return lab("kr_rrn", rrn())
 
 
-def THID(style: str = "dashed") -> str:
+def m_th_id(style: str = "dashed") -> str:
     return lab("th_tnin", th_id(style))
 
 
-def PHTIN(branch: bool = True, sep: str = "-") -> str:
+def m_ph_tin(branch: bool = True, sep: str = "-") -> str:
     return lab("ph_tin", ph_tin(branch, sep))
 
 
 def apac_positive() -> list[Template]:
+    # fmt: off
     return [
         # India
-        ("form", "en", lambda: f"Name: Priya Raghavan\nPAN: {PAN()}\nAadhaar: {AAD()}\nMobile: {lab('phone', '+91 98' + pick(DIGITS, 3) + ' ' + pick(DIGITS, 5))}"),
-        ("chat", "en", lambda: f"bhai PAN card number bhej de ITR ke liye -> haan, {PAN()}"),
-        ("email-body", "en", lambda: f"Dear Sir/Madam,\n\nPlease link PAN {PAN()} with my demat account. My Aadhaar number is {AAD('compact')}.\n\nRegards,\nSuresh Iyer"),
-        ("csv", "en", lambda: f"vendor,pan,gstin,state\nShree Traders,{PAN('F')},{GST()},MH\nNilgiri Foods Pvt Ltd,{PAN('C')},{GST()},TN\nKaveri Textiles,{PAN('F')},{GST()},KA"),
-        ("json", "en", lambda: f'{{"kyc": {{"pan": "{PAN()}", "aadhaar_last_verified": "2025-01-11", "aadhaar": "{AAD("compact")}"}}}}'),
-        ("form", "hi", lambda: f"नाम: अमित शर्मा\nपैन: {PAN()}\nआधार संख्या: {AAD()}"),
-        ("log", "en", lambda: f"2025-02-10 12:01:44 INFO ekyc.uidai auth ok aadhaar={AAD('compact')} txn=UKC:{digits(10)}"),
-        ("chat", "en", lambda: f"my aadhar no is {AAD('dash')} pls update in the hostel form"),
-        ("prose", "en", lambda: f"The tax invoice shows GSTIN {GST()} for the seller and {GST()} for the buyer."),
-        ("form", "en", lambda: f"Supplier GSTIN: {GST()}\nPlace of supply: 27-Maharashtra\nInvoice no: INV/24-25/{digits(4)}"),
-        ("chat", "hi", lambda: f"GST नंबर {GST()} है, बिल पर डाल देना"),
-        ("json", "en", lambda: f'{{"seller": {{"gstin": "{GST()}", "legal_name": "ANAND ELECTRICALS"}}}}'),
-        ("prose", "en", lambda: f"Her Aadhaar {AAD()} was seeded to the LPG subsidy account in March."),
+        ("form", "en", lambda: f"Name: Priya Raghavan\nPAN: {m_pan()}\nAadhaar: {m_aadhaar()}\nMobile: {lab('phone', '+91 98' + pick(DIGITS, 3) + ' ' + pick(DIGITS, 5))}"),
+        ("chat", "en", lambda: f"bhai PAN card number bhej de ITR ke liye -> haan, {m_pan()}"),
+        ("email-body", "en", lambda: f"Dear Sir/Madam,\n\nPlease link PAN {m_pan()} with my demat account. My Aadhaar number is {m_aadhaar('compact')}.\n\nRegards,\nSuresh Iyer"),
+        ("csv", "en", lambda: f"vendor,pan,gstin,state\nShree Traders,{m_pan('F')},{m_gstin()},MH\nNilgiri Foods Pvt Ltd,{m_pan('C')},{m_gstin()},TN\nKaveri Textiles,{m_pan('F')},{m_gstin()},KA"),
+        ("json", "en", lambda: f'{{"kyc": {{"pan": "{m_pan()}", "aadhaar_last_verified": "2025-01-11", "aadhaar": "{m_aadhaar("compact")}"}}}}'),
+        ("form", "hi", lambda: f"नाम: अमित शर्मा\nपैन: {m_pan()}\nआधार संख्या: {m_aadhaar()}"),
+        ("log", "en", lambda: f"2025-02-10 12:01:44 INFO ekyc.uidai auth ok aadhaar={m_aadhaar('compact')} txn=UKC:{digits(10)}"),
+        ("chat", "en", lambda: f"my aadhar no is {m_aadhaar('dash')} pls update in the hostel form"),
+        ("prose", "en", lambda: f"The tax invoice shows GSTIN {m_gstin()} for the seller and {m_gstin()} for the buyer."),
+        ("form", "en", lambda: f"Supplier GSTIN: {m_gstin()}\nPlace of supply: 27-Maharashtra\nInvoice no: INV/24-25/{digits(4)}"),
+        ("chat", "hi", lambda: f"GST नंबर {m_gstin()} है, बिल पर डाल देना"),
+        ("json", "en", lambda: f'{{"seller": {{"gstin": "{m_gstin()}", "legal_name": "ANAND ELECTRICALS"}}}}'),
+        ("prose", "en", lambda: f"Her Aadhaar {m_aadhaar()} was seeded to the LPG subsidy account in March."),
         # Australia
-        ("form", "en", lambda: f"Tax file number declaration\nTFN: {TFN()}\nAre you an Australian resident for tax purposes? Yes"),
-        ("email-body", "en", lambda: f"Hi team,\n\nMy TFN is {TFN()} - please use it for the super fund too.\n\nCheers,\nLiam"),
-        ("chat", "en", lambda: f"payroll says they'll tax me at the top rate until I give them my tax file number... it's {TFN(style='compact')}"),
-        ("csv", "en", lambda: f"employee,tfn,super_fund\nO'Brien C,{TFN()},AustralianSuper\nNguyen T,{TFN(style='compact')},Hostplus\nSmith J,{TFN(8)},REST"),
-        ("json", "en", lambda: f'{{"employee": {{"tax_file_number": "{TFN(style="compact")}", "residency": "resident"}}}}'),
-        ("form", "en", lambda: f"Business name: Coastal Cafe Pty Ltd\nABN: {ABN()}\nACN: {ACN()}\nGST registered: yes"),
-        ("email-body", "en", lambda: f"Invoice 2291 from Redgum Plumbing (ABN {ABN()}) is attached. Payment terms 14 days."),
-        ("chat", "en", lambda: f"what's our ABN again? -> {ABN('compact')}"),
-        ("csv", "en", lambda: f"supplier,abn\nBlue Wren Printing,{ABN()}\nSouthern Cross Freight,{ABN()}\nKookaburra IT,{ABN('compact')}"),
-        ("json", "en", lambda: f'{{"entity": {{"abn": "{ABN("compact")}", "acn": "{ACN("compact")}", "state": "VIC"}}}}'),
-        ("prose", "en", lambda: f"ASIC records show the company, ACN {ACN()}, was deregistered in 2021."),
-        ("form", "en", lambda: f"Company name: Harbourside Holdings Pty Ltd\nAustralian Company Number: {ACN()}"),
-        ("csv", "en", lambda: f"company,acn,registered\nMallee Grain Pty Ltd,{ACN()},1998\nTasman Marine Pty Ltd,{ACN()},2011"),
-        ("form", "en", lambda: f"Medicare card number: {MED()}\nIndividual reference number: {rng.randint(1, 5)}\nValid to: 08/2029"),
-        ("chat", "en", lambda: f"clinic needs my medicare number -> {MED()} (I'm number 2 on the card)"),
-        ("json", "en", lambda: f'{{"patient": {{"medicare_number": "{MED("compact")}", "irn": {rng.randint(1, 4)}}}}}'),
-        ("email-body", "en", lambda: f"Hello,\n\nPlease bulk-bill the consult; Medicare {MED()}, DVA: none.\n\nThanks"),
-        ("csv", "en", lambda: f"patient,medicare,irn\nR. Kelly,{MED('compact')},1\nA. Haddad,{MED()},3"),
+        ("form", "en", lambda: f"Tax file number declaration\nTFN: {m_tfn()}\nAre you an Australian resident for tax purposes? Yes"),
+        ("email-body", "en", lambda: f"Hi team,\n\nMy TFN is {m_tfn()} - please use it for the super fund too.\n\nCheers,\nLiam"),
+        ("chat", "en", lambda: f"payroll says they'll tax me at the top rate until I give them my tax file number... it's {m_tfn('compact')}"),
+        ("csv", "en", lambda: f"employee,tfn,super_fund\nO'Brien C,{m_tfn()},AustralianSuper\nNguyen T,{m_tfn('compact')},Hostplus\nSmith J,{m_tfn()},REST"),
+        ("json", "en", lambda: f'{{"employee": {{"tax_file_number": "{m_tfn("compact")}", "residency": "resident"}}}}'),
+        ("form", "en", lambda: f"Business name: Coastal Cafe Pty Ltd\nABN: {m_abn()}\nACN: {m_acn()}\nGST registered: yes"),
+        ("email-body", "en", lambda: f"Invoice 2291 from Redgum Plumbing (ABN {m_abn()}) is attached. Payment terms 14 days."),
+        ("chat", "en", lambda: f"what's our ABN again? -> {m_abn('compact')}"),
+        ("csv", "en", lambda: f"supplier,abn\nBlue Wren Printing,{m_abn()}\nSouthern Cross Freight,{m_abn()}\nKookaburra IT,{m_abn('compact')}"),
+        ("json", "en", lambda: f'{{"entity": {{"abn": "{m_abn("compact")}", "acn": "{m_acn("compact")}", "state": "VIC"}}}}'),
+        ("prose", "en", lambda: f"ASIC records show the company, ACN {m_acn()}, was deregistered in 2021."),
+        ("form", "en", lambda: f"Company name: Harbourside Holdings Pty Ltd\nAustralian Company Number: {m_acn()}"),
+        ("csv", "en", lambda: f"company,acn,registered\nMallee Grain Pty Ltd,{m_acn()},1998\nTasman Marine Pty Ltd,{m_acn()},2011"),
+        ("form", "en", lambda: f"Medicare card number: {m_medicare()}\nIndividual reference number: {rng.randint(1, 5)}\nValid to: 08/2029"),
+        ("chat", "en", lambda: f"clinic needs my medicare number -> {m_medicare()} (I'm number 2 on the card)"),
+        ("json", "en", lambda: f'{{"patient": {{"medicare_number": "{m_medicare("compact")}", "irn": {rng.randint(1, 4)}}}}}'),
+        ("email-body", "en", lambda: f"Hello,\n\nPlease bulk-bill the consult; Medicare {m_medicare()}, DVA: none.\n\nThanks"),
+        ("csv", "en", lambda: f"patient,medicare,irn\nR. Kelly,{m_medicare('compact')},1\nA. Haddad,{m_medicare()},3"),
         # Singapore
-        ("form", "en", lambda: f"Full name: Tan Wei Ling\nNRIC: {NRIC('S')}\nAddress: Blk 123 Ang Mo Kio Ave 3, #05-12"),
-        ("chat", "en", lambda: f"the clinic asked for my IC number, it's {NRIC()}"),
-        ("email-body", "en", lambda: f"Dear HR,\n\nThe work pass holder's FIN is {NRIC('G')} and her dependant's FIN is {NRIC('F')}.\n\nRegards"),
-        ("csv", "en", lambda: f"name,nric_fin,dept\nLim Jun Jie,{NRIC('T')},Ops\nRaj Kumar,{NRIC('G')},IT\nNur Aisyah,{NRIC('S')},HR"),
-        ("form", "ms", lambda: f"Nama: Siti Nurhaliza binte Ahmad\nNo. KP/NRIC: {NRIC('S')}"),
-        ("form", "en", lambda: f"Company: Merlion Analytics Pte. Ltd.\nUEN: {UEN()}\nGST Reg No.: same as UEN"),
-        ("email-body", "en", lambda: f"Please make the PayNow transfer to our UEN {UEN()} and put the invoice number as the reference."),
-        ("json", "en", lambda: f'{{"company": {{"uen": "{UEN()}", "status": "Live Company"}}}}'),
-        ("csv", "en", lambda: f"vendor,uen\nJurong Fresh Pte Ltd,{UEN()}\nOrchid Logistics Pte Ltd,{UEN()}\nKampong Bakery Pte Ltd,{UEN()}"),
-        ("chat", "zh", lambda: f"公司UEN是 {UEN()}，发票上要写"),
+        ("form", "en", lambda: f"Full name: Tan Wei Ling\nNRIC: {m_nric('S')}\nAddress: Blk 123 Ang Mo Kio Ave 3, #05-12"),
+        ("chat", "en", lambda: f"the clinic asked for my IC number, it's {m_nric()}"),
+        ("email-body", "en", lambda: f"Dear HR,\n\nThe work pass holder's FIN is {m_nric('G')} and her dependant's FIN is {m_nric('F')}.\n\nRegards"),
+        ("csv", "en", lambda: f"name,nric_fin,dept\nLim Jun Jie,{m_nric('T')},Ops\nRaj Kumar,{m_nric('G')},IT\nNur Aisyah,{m_nric('S')},HR"),
+        ("form", "ms", lambda: f"Nama: Siti Nurhaliza binte Ahmad\nNo. KP/NRIC: {m_nric('S')}"),
+        ("form", "en", lambda: f"Company: Merlion Analytics Pte. Ltd.\nUEN: {m_uen()}\nGST Reg No.: same as UEN"),
+        ("email-body", "en", lambda: f"Please make the PayNow transfer to our UEN {m_uen()} and put the invoice number as the reference."),
+        ("json", "en", lambda: f'{{"company": {{"uen": "{m_uen()}", "status": "Live Company"}}}}'),
+        ("csv", "en", lambda: f"vendor,uen\nJurong Fresh Pte Ltd,{m_uen()}\nOrchid Logistics Pte Ltd,{m_uen()}\nKampong Bakery Pte Ltd,{m_uen()}"),
+        ("chat", "zh", lambda: f"公司UEN是 {m_uen()}，发票上要写"),
         # Korea
-        ("form", "ko", lambda: f"성명: 김민지\n주민등록번호: {RRN()}\n주소: 서울특별시 마포구"),
-        ("chat", "ko", lambda: f"주민번호 {RRN()} 맞는지 확인 부탁드려요"),
-        ("csv", "ko", lambda: f"이름,주민등록번호,부서\n박서준,{RRN()},영업\n이하은,{RRN()},인사\n최도윤,{lab('kr_rrn', rrn_after_2020())},가족"),
-        ("json", "en", lambda: f'{{"member": {{"rrn": "{RRN()}", "nationality": "KR"}}}}'),
-        ("email-body", "en", lambda: f"Hi, for the Korean payroll we need the resident registration number: {RRN()}. Thanks!"),
+        ("form", "ko", lambda: f"성명: 김민지\n주민등록번호: {m_rrn()}\n주소: 서울특별시 마포구"),
+        ("chat", "ko", lambda: f"주민번호 {m_rrn()} 맞는지 확인 부탁드려요"),
+        ("csv", "ko", lambda: f"이름,주민등록번호,부서\n박서준,{m_rrn()},영업\n이하은,{m_rrn()},인사\n최도윤,{lab('kr_rrn', rrn_after_2020() if rng.random() < 0.4 else rrn())},가족"),
+        ("json", "en", lambda: f'{{"member": {{"rrn": "{m_rrn()}", "nationality": "KR"}}}}'),
+        ("email-body", "en", lambda: f"Hi, for the Korean payroll we need the resident registration number: {m_rrn()}. Thanks!"),
         # Thailand
-        ("form", "th", lambda: f"ชื่อ-นามสกุล: สมชาย ใจดี\nเลขประจำตัวประชาชน: {THID()}\nที่อยู่: กรุงเทพมหานคร"),
-        ("chat", "th", lambda: f"เลขบัตรประชาชน {THID('compact')} ค่ะ"),
-        ("csv", "en", lambda: f"name,thai_id,branch\nSomsak P.,{THID('compact')},Chiang Mai\nNattaya K.,{THID()},Bangkok\nArthit W.,{THID('spaced')},Phuket"),
-        ("json", "en", lambda: f'{{"customer": {{"national_id_th": "{THID("compact")}", "kyc_level": 2}}}}'),
-        ("email-body", "en", lambda: f"Dear team,\n\nThe Thai ID card number is {THID()} - please verify with DOPA.\n\nBest"),
+        ("form", "th", lambda: f"ชื่อ-นามสกุล: สมชาย ใจดี\nเลขประจำตัวประชาชน: {m_th_id()}\nที่อยู่: กรุงเทพมหานคร"),
+        ("chat", "th", lambda: f"เลขบัตรประชาชน {m_th_id('compact')} ค่ะ"),
+        ("csv", "en", lambda: f"name,thai_id,branch\nSomsak P.,{m_th_id('compact')},Chiang Mai\nNattaya K.,{m_th_id()},Bangkok\nArthit W.,{m_th_id('spaced')},Phuket"),
+        ("json", "en", lambda: f'{{"customer": {{"national_id_th": "{m_th_id("compact")}", "kyc_level": 2}}}}'),
+        ("email-body", "en", lambda: f"Dear team,\n\nThe Thai ID card number is {m_th_id()} - please verify with DOPA.\n\nBest"),
         # Philippines
-        ("form", "en", lambda: f"Name: Maria Clara Santos\nTIN: {PHTIN()}\nRDO code: 039"),
-        ("chat", "tl", lambda: f"ano ulit TIN mo? -> {PHTIN(branch=False)} po"),
-        ("csv", "en", lambda: f"employee,tin,sss\nJuan dela Cruz,{PHTIN()},34-{digits(7)}-{digits(1)}\nAna Reyes,{PHTIN(branch=False)},33-{digits(7)}-{digits(1)}"),
-        ("email-body", "en", lambda: f"Hi Ma'am,\n\nFor the 2316, my TIN is {PHTIN()}.\n\nThank you po"),
-        ("json", "en", lambda: f'{{"payee": {{"tin": "{PHTIN(sep="")}", "bir_form": "2307"}}}}'),
-        ("form", "tl", lambda: f"Taxpayer Identification Number (TIN): {PHTIN()}\nPangalan: Jose Rizal Mercado"),
-        ("prose", "en", lambda: f"BIR issued TIN {PHTIN(branch=False)} to the new sole proprietor in Cebu."),
+        ("form", "en", lambda: f"Name: Maria Clara Santos\nTIN: {m_ph_tin()}\nRDO code: 039"),
+        ("chat", "tl", lambda: f"ano ulit TIN mo? -> {m_ph_tin(branch=False)} po"),
+        ("csv", "en", lambda: f"employee,tin,sss\nJuan dela Cruz,{m_ph_tin()},34-{digits(7)}-{digits(1)}\nAna Reyes,{m_ph_tin(branch=False)},33-{digits(7)}-{digits(1)}"),
+        ("email-body", "en", lambda: f"Hi Ma'am,\n\nFor the 2316, my TIN is {m_ph_tin()}.\n\nThank you po"),
+        ("json", "en", lambda: f'{{"payee": {{"tin": "{m_ph_tin(sep="")}", "bir_form": "2307"}}}}'),
+        ("form", "tl", lambda: f"Taxpayer Identification Number (TIN): {m_ph_tin()}\nPangalan: Jose Rizal Mercado"),
+        ("prose", "en", lambda: f"BIR issued TIN {m_ph_tin(branch=False)} to the new sole proprietor in Cebu."),
     ]
+    # fmt: on
 
 
 def apac_near() -> list[Template]:
+    # fmt: off
     return [
         ("form", "en", lambda: f"PAN: {pick(UPPER, 5)}{digits(3)}{pick(UPPER, 1)}\nError: PAN must be 10 characters"),
         ("chat", "en", lambda: f"aadhaar {bad_aadhaar()} shows invalid on the portal, typo?"),
@@ -1247,62 +1287,76 @@ def apac_near() -> list[Template]:
         ("prose", "en", lambda: f"The Sydney office moved to level {rng.randint(2, 40)}; the parcel locker code is {digits(9)}."),
         ("json", "en", lambda: f'{{"invoice": "INV-{digits(9)}", "total_aud": 1290.40, "due": "2025-07-31"}}'),
         ("chat", "hi", lambda: f"ऑर्डर नंबर {safe_digits(12)} की डिलीवरी कब होगी?"),
+        ("form", "en", lambda: f"IFSC: {rng.choice(['HDFC', 'SBIN', 'ICIC', 'UTIB'])}0{digits(6, '0')}\nBranch: Andheri East"),
+        ("prose", "en", lambda: f"The car, registration MH {rng.randint(1, 50):02d} {pick(UPPER, 2)} {digits(4)}, was towed."),
+        ("csv", "en", lambda: f"order,items\n{acn('compact')},3\n{digits(9)},1"),
+        ("form", "ko", lambda: f"사업자등록번호: {digits(3)}-{digits(2)}-{digits(5)}\n상호: 한빛상사"),
+        ("prose", "th", lambda: f"เลขที่ใบแจ้งหนี้ {digits(10)} ครบกำหนดชำระ 30 วัน"),
+        ("form", "en", lambda: f"PhilHealth no.: {digits(2, '1')}-{digits(9)}-{rng.choice(DIGITS)}\nSSS no.: {digits(2)}-{digits(7)}-{rng.choice(DIGITS)}"),
+        ("json", "en", lambda: f'{{"aadhaar_masked": "XXXX XXXX {digits(4)}", "consent": true}}'),
+        ("form", "en", lambda: f"Passport No: {rng.choice('JKLMNPRSTUVWZ')}{digits(7)}\nPlace of issue: Chennai"),
+        ("chat", "en", lambda: f"booking ref {pick(UPPER, 6)} for flight SQ{rng.randint(100, 999)}, seat {rng.randint(10, 60)}{rng.choice('ACDFHK')}"),
+        ("log", "en", lambda: f"au.payments batch={abn('compact')[2:]} status=settled"),
     ]
+    # fmt: on
 
 
 # --- texts: the Americas and Africa ------------------------------------------------------------
 
 
-def SIN(style: str = "spaced") -> str:
+def m_sin(style: str = "spaced") -> str:
     return lab("ca_sin", sin(style))
 
 
-def ABA() -> str:
+def m_aba() -> str:
     return lab("aba_routing", aba())
 
 
-def NIN() -> str:
+def m_nin() -> str:
     return lab("ng_nin", ng_nin())
 
 
 def americas_africa_positive() -> list[Template]:
+    # fmt: off
     return [
         # Canada
-        ("form", "en", lambda: f"Social Insurance Number (SIN): {SIN()}\nDate of birth: 1987-03-22\nProvince: Ontario"),
-        ("form", "fr", lambda: f"Numéro d'assurance sociale (NAS) : {SIN()}\nNom : Gagnon, Émilie"),
-        ("email-body", "en", lambda: f"Hi Karen,\n\nFor the T4 correction, my SIN is {SIN('dash')}.\n\nThanks,\nMarc"),
-        ("chat", "fr", lambda: f"mon NAS c'est {SIN('compact')}, tu peux le mettre dans le formulaire TD1?"),
-        ("csv", "en", lambda: f"employee,sin,province\nTremblay L,{SIN()},QC\nSingh H,{SIN('dash')},BC\nMacDonald R,{SIN()},NS"),
-        ("json", "en", lambda: f'{{"employee": {{"sin": "{SIN("compact")}", "province": "AB"}}}}'),
-        ("prose", "en", lambda: f"Service Canada confirmed that social insurance number {SIN()} belongs to a temporary resident."),
-        ("log", "en", lambda: f"2025-04-30 16:20:55 INFO cra.roe submitted employee=203 sin={SIN('compact')} status=ok"),
-        ("email-body", "fr", lambda: f"Bonjour,\n\nVoici mon numéro d'assurance sociale : {SIN()}. Merci de mettre à jour mon dossier.\n\nCordialement"),
-        ("form", "en", lambda: f"Direct deposit\nInstitution: 003  Transit: 0{digits(4)}\nAccount: {digits(7)}\nSIN: {SIN()}"),
+        ("form", "en", lambda: f"Social Insurance Number (SIN): {m_sin()}\nDate of birth: 1987-03-22\nProvince: Ontario"),
+        ("form", "fr", lambda: f"Numéro d'assurance sociale (NAS) : {m_sin()}\nNom : Gagnon, Émilie"),
+        ("email-body", "en", lambda: f"Hi Karen,\n\nFor the T4 correction, my SIN is {m_sin('dash')}.\n\nThanks,\nMarc"),
+        ("chat", "fr", lambda: f"mon NAS c'est {m_sin('compact')}, tu peux le mettre dans le formulaire TD1?"),
+        ("csv", "en", lambda: f"employee,sin,province\nTremblay L,{m_sin()},QC\nSingh H,{m_sin('dash')},BC\nMacDonald R,{m_sin()},NS"),
+        ("json", "en", lambda: f'{{"employee": {{"sin": "{m_sin("compact")}", "province": "AB"}}}}'),
+        ("prose", "en", lambda: f"Service Canada confirmed that social insurance number {m_sin()} belongs to a temporary resident."),
+        ("log", "en", lambda: f"2025-04-30 16:20:55 INFO cra.roe submitted employee=203 sin={m_sin('compact')} status=ok"),
+        ("email-body", "fr", lambda: f"Bonjour,\n\nVoici mon numéro d'assurance sociale : {m_sin()}. Merci de mettre à jour mon dossier.\n\nCordialement"),
+        ("form", "en", lambda: f"Direct deposit\nInstitution: 003  Transit: 0{digits(4)}\nAccount: {digits(7)}\nSIN: {m_sin()}"),
         # United States
-        ("form", "en", lambda: f"Direct deposit authorization\nBank: First Community Credit Union\nRouting number: {ABA()}\nAccount number: {digits(10)}"),
-        ("email-body", "en", lambda: f"Hi,\n\nPlease wire the deposit to ABA {ABA()}, account ending 4471, reference the lease number.\n\nThanks"),
-        ("chat", "en", lambda: f"what's the routing # for the payroll account? -> {ABA()}"),
-        ("csv", "en", lambda: f"payee,routing_number,account_type\nAcme Supply,{ABA()},checking\nGreen Valley Farms,{ABA()},savings\nRiver City Dental,{ABA()},checking"),
-        ("json", "en", lambda: f'{{"bank_account": {{"routing_number": "{ABA()}", "account_number_last4": "0912", "type": "checking"}}}}'),
-        ("prose", "en", lambda: f"The ACH file used RTN {ABA()} for the originating depository financial institution."),
-        ("log", "en", lambda: f"2025-05-14 10:10:10 INFO ach.batch odfi_routing={ABA()} entries=118 total=48211.07"),
-        ("form", "es", lambda: f"Número de ruta bancaria (ABA): {ABA()}\nTipo de cuenta: cheques"),
-        ("table", "en", lambda: f"| Bank | ABA routing |\n|---|---|\n| Lakeside Bank | {ABA()} |\n| Prairie State Bank | {ABA()} |"),
-        ("code", "en", lambda: f'ach_entry = {{"receiving_dfi": "{ABA()}", "amount_cents": 125000, "sec_code": "PPD"}}'),
+        ("form", "en", lambda: f"Direct deposit authorization\nBank: First Community Credit Union\nRouting number: {m_aba()}\nAccount number: {digits(10)}"),
+        ("email-body", "en", lambda: f"Hi,\n\nPlease wire the deposit to ABA {m_aba()}, account ending 4471, reference the lease number.\n\nThanks"),
+        ("chat", "en", lambda: f"what's the routing # for the payroll account? -> {m_aba()}"),
+        ("csv", "en", lambda: f"payee,routing_number,account_type\nAcme Supply,{m_aba()},checking\nGreen Valley Farms,{m_aba()},savings\nRiver City Dental,{m_aba()},checking"),
+        ("json", "en", lambda: f'{{"bank_account": {{"routing_number": "{m_aba()}", "account_number_last4": "0912", "type": "checking"}}}}'),
+        ("prose", "en", lambda: f"The ACH file used RTN {m_aba()} for the originating depository financial institution."),
+        ("log", "en", lambda: f"2025-05-14 10:10:10 INFO ach.batch odfi_routing={m_aba()} entries=118 total=48211.07"),
+        ("form", "es", lambda: f"Número de ruta bancaria (ABA): {m_aba()}\nTipo de cuenta: cheques"),
+        ("table", "en", lambda: f"| Bank | ABA routing |\n|---|---|\n| Lakeside Bank | {m_aba()} |\n| Prairie State Bank | {m_aba()} |"),
+        ("code", "en", lambda: f'ach_entry = {{"receiving_dfi": "{m_aba()}", "amount_cents": 125000, "sec_code": "PPD"}}'),
         # Nigeria
-        ("form", "en", lambda: f"National Identification Number (NIN): {NIN()}\nState of origin: Oyo\nPhone: {lab('phone', '+234 803 ' + pick(DIGITS, 3) + ' ' + pick(DIGITS, 4))}"),
-        ("chat", "en", lambda: f"abeg send your NIN for the SIM linkage -> {NIN()}"),
-        ("email-body", "en", lambda: f"Dear Customer,\n\nWe have received NIN {NIN()} for verification of your account. No further action is needed.\n\nRegards"),
-        ("csv", "en", lambda: f"name,nin,lga\nAdaeze Okonkwo,{NIN()},Enugu North\nBabatunde Adeyemi,{NIN()},Ibadan South-West\nFatima Bello,{NIN()},Kano Municipal"),
-        ("json", "en", lambda: f'{{"customer": {{"nin": "{NIN()}", "bvn_linked": true}}}}'),
-        ("log", "en", lambda: f"2025-03-09 11:11:19 INFO nimc.verify nin={NIN()} match=FULL"),
-        ("form", "en", lambda: f"NIMC slip\nNIN: {NIN()}\nTracking ID: {pick(UPPER + DIGITS, 15)}"),
-        ("prose", "en", lambda: f"The bank froze the account until the holder's national identity number {NIN()} was verified."),
-        ("chat", "en", lambda: f"my national identification number na {NIN()}, make dem update am"),
+        ("form", "en", lambda: f"National Identification Number (NIN): {m_nin()}\nState of origin: Oyo\nPhone: {lab('phone', '+234 803 ' + pick(DIGITS, 3) + ' ' + pick(DIGITS, 4))}"),
+        ("chat", "en", lambda: f"abeg send your NIN for the SIM linkage -> {m_nin()}"),
+        ("email-body", "en", lambda: f"Dear Customer,\n\nWe have received NIN {m_nin()} for verification of your account. No further action is needed.\n\nRegards"),
+        ("csv", "en", lambda: f"name,nin,lga\nAdaeze Okonkwo,{m_nin()},Enugu North\nBabatunde Adeyemi,{m_nin()},Ibadan South-West\nFatima Bello,{m_nin()},Kano Municipal"),
+        ("json", "en", lambda: f'{{"customer": {{"nin": "{m_nin()}", "bvn_linked": true}}}}'),
+        ("log", "en", lambda: f"2025-03-09 11:11:19 INFO nimc.verify nin={m_nin()} match=FULL"),
+        ("form", "en", lambda: f"NIMC slip\nNIN: {m_nin()}\nTracking ID: {pick(UPPER + DIGITS, 15)}"),
+        ("prose", "en", lambda: f"The bank froze the account until the holder's national identity number {m_nin()} was verified."),
+        ("chat", "en", lambda: f"my national identification number na {m_nin()}, make dem update am"),
     ]
+    # fmt: on
 
 
 def americas_africa_near() -> list[Template]:
+    # fmt: off
     return [
         ("form", "en", lambda: f"SIN: {bad_sin()}\nThe number you entered is not a valid SIN."),
         ("chat", "fr", lambda: f"le numéro de commande est {digits(9)}, livraison prévue lundi"),
@@ -1318,17 +1372,21 @@ def americas_africa_near() -> list[Template]:
         ("table", "en", lambda: f"| Check no. | Amount |\n|---|---|\n| {digits(4)} | $120.00 |\n| {digits(4)} | $88.10 |"),
         ("chat", "en", lambda: f"the meter number is {digits(11)} and the last vend was {digits(3)} units"),
         ("prose", "en", lambda: f"Invoice {digits(9)} dated 2025-03-01 covers 12 hours of consulting."),
+        ("csv", "en", lambda: f"order,amount\n{sin('compact')},49.00\n{digits(9)},12.50"),
+        ("email-body", "en", lambda: f"Invoice {aba()} is now overdue by 14 days."),
+        ("form", "en", lambda: f"Canada Post tracking: {safe_digits(16, '7')}\nPostal code: M5V 2T6"),
     ]
+    # fmt: on
 
 
 # --- texts: global (MAC addresses, Bitcoin addresses) ------------------------------------------
 
 
-def MAC(style: str = "colon") -> str:
+def m_mac(style: str = "colon") -> str:
     return lab("mac_address", mac(style))
 
 
-def BTC(kind: str | None = None) -> str:
+def m_bitcoin(kind: str | None = None) -> str:
     return lab("crypto", bitcoin(kind))
 
 
@@ -1337,36 +1395,39 @@ def ipv4() -> str:
 
 
 def global_positive() -> list[Template]:
+    # fmt: off
     return [
-        ("log", "en", lambda: f"Mar 14 09:12:44 gw01 dhcpd: DHCPACK on {lab('ip_address', ipv4())} to {MAC()} (laptop-ana) via eth1"),
-        ("config", "en", lambda: f"host printer-3f {{\n  hardware ethernet {MAC()};\n  fixed-address {lab('ip_address', ipv4())};\n}}"),
-        ("chat", "en", lambda: f"can you whitelist my laptop? wifi MAC is {MAC('COLON')}"),
-        ("csv", "en", lambda: f"hostname,mac,vlan\nap-lobby,{MAC('COLON')},20\ncam-door-2,{MAC('dash')},30\nnas-01,{MAC()},10"),
-        ("json", "en", lambda: f'{{"device": {{"serial": "C02XK1ZQJG5H", "wifi_mac": "{MAC()}", "bt_mac": "{MAC("COLON")}"}}}}'),
-        ("log", "en", lambda: f"%SW_MATM-4-MACFLAP_NOTIF: Host {MAC('cisco')} in vlan 12 is flapping between port Gi1/0/7 and port Gi1/0/9"),
-        ("table", "en", lambda: f"| Port | MAC address | VLAN |\n|---|---|---|\n| Gi1/0/3 | {MAC('cisco')} | 10 |\n| Gi1/0/4 | {MAC('cisco')} | 10 |"),
-        ("email-body", "de", lambda: f"Hallo IT,\n\nbitte die MAC-Adresse {MAC('dash')} für das WLAN freischalten.\n\nDanke"),
-        ("code", "en", lambda: f'ALLOWED_DEVICES = {{"{MAC()}": "kiosk-1", "{MAC()}": "kiosk-2"}}'),
-        ("prose", "fr", lambda: f"L'adresse physique {MAC('dash')} apparaît dans les journaux du pare-feu la nuit de l'incident."),
-        ("log", "en", lambda: f"kernel: [ 12.345678] e1000e 0000:00:19.0 eth0: {MAC()}"),
-        ("config", "en", lambda: f"[Match]\nMACAddress={MAC()}\n\n[Link]\nName=lan0"),
-        ("chat", "ja", lambda: f"プリンターのMACアドレスは{MAC('COLON')}です"),
-        ("log", "en", lambda: f"2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP\n    link/ether {MAC()}\n    inet6 {lab('ip_address', 'fe80::' + pick('0123456789abcdef', 3) + ':' + pick('0123456789abcdef', 4) + ':fe' + pick('0123456789abcdef', 2) + ':' + pick('0123456789abcdef', 4) + '/64')} scope link"),
-        ("chat", "en", lambda: f"send the donation to {BTC('p2pkh')} - thanks!!"),
-        ("email-body", "en", lambda: f"Hello,\n\nYour invoice #4471 can be paid in bitcoin to {BTC('p2wpkh')} within 30 minutes.\n\nRegards"),
-        ("json", "en", lambda: f'{{"withdrawal": {{"asset": "BTC", "address": "{BTC()}", "amount": "0.0142"}}}}'),
-        ("csv", "en", lambda: f"wallet,label\n{BTC('p2sh')},cold storage\n{BTC('p2wsh')},multisig\n{BTC('p2tr')},taproot"),
-        ("log", "en", lambda: f"2025-04-04 22:10:03 INFO payout sent txid={pick('0123456789abcdef', 64)} to={BTC()} sats=150000"),
-        ("prose", "en", lambda: f"The ransom note demanded 2 BTC sent to {BTC('p2pkh')}; investigators traced it to an exchange."),
-        ("chat", "es", lambda: f"mi dirección de bitcoin es {BTC('p2wpkh')}, mándame los 50 USDT en BTC"),
-        ("markdown", "en", lambda: f"## Support the project\n\n- BTC: `{BTC('p2wpkh')}`\n- Lightning: see website"),
-        ("code", "en", lambda: f'TREASURY_ADDRESSES = ["{BTC("p2sh")}", "{BTC("p2tr")}"]'),
-        ("email-body", "ru", lambda: f"Добрый день!\n\nОплата принимается на биткоин-адрес {BTC()}.\n\nС уважением"),
-        ("table", "en", lambda: f"| Exchange | Deposit address |\n|---|---|\n| Desk A | {BTC('p2wpkh')} |\n| Desk B | {BTC('p2pkh')} |"),
+        ("log", "en", lambda: f"Mar 14 09:12:44 gw01 dhcpd: DHCPACK on {lab('ip_address', ipv4())} to {m_mac()} (laptop-ana) via eth1"),
+        ("config", "en", lambda: f"host printer-3f {{\n  hardware ethernet {m_mac()};\n  fixed-address {lab('ip_address', ipv4())};\n}}"),
+        ("chat", "en", lambda: f"can you whitelist my laptop? wifi MAC is {m_mac('COLON')}"),
+        ("csv", "en", lambda: f"hostname,mac,vlan\nap-lobby,{m_mac('COLON')},20\ncam-door-2,{m_mac('dash')},30\nnas-01,{m_mac()},10"),
+        ("json", "en", lambda: f'{{"device": {{"serial": "C02XK1ZQJG5H", "wifi_mac": "{m_mac()}", "bt_mac": "{m_mac("COLON")}"}}}}'),
+        ("log", "en", lambda: f"%SW_MATM-4-MACFLAP_NOTIF: Host {m_mac('cisco')} in vlan 12 is flapping between port Gi1/0/7 and port Gi1/0/9"),
+        ("table", "en", lambda: f"| Port | MAC address | VLAN |\n|---|---|---|\n| Gi1/0/3 | {m_mac('cisco')} | 10 |\n| Gi1/0/4 | {m_mac('cisco')} | 10 |"),
+        ("email-body", "de", lambda: f"Hallo IT,\n\nbitte die MAC-Adresse {m_mac('dash')} für das WLAN freischalten.\n\nDanke"),
+        ("code", "en", lambda: f'ALLOWED_DEVICES = {{"{m_mac()}": "kiosk-1", "{m_mac()}": "kiosk-2"}}'),
+        ("prose", "fr", lambda: f"L'adresse physique {m_mac('dash')} apparaît dans les journaux du pare-feu la nuit de l'incident."),
+        ("log", "en", lambda: f"kernel: [ 12.345678] e1000e 0000:00:19.0 eth0: {m_mac()}"),
+        ("config", "en", lambda: f"[Match]\nMACAddress={m_mac()}\n\n[Link]\nName=lan0"),
+        ("chat", "ja", lambda: f"プリンターのMACアドレスは{m_mac('COLON')}です"),
+        ("log", "en", lambda: f"2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP\n    link/ether {m_mac()}\n    inet6 {lab('ip_address', 'fe80::' + pick('0123456789abcdef', 3) + ':' + pick('0123456789abcdef', 4) + ':fe' + pick('0123456789abcdef', 2) + ':' + pick('0123456789abcdef', 4) + '/64')} scope link"),
+        ("chat", "en", lambda: f"send the donation to {m_bitcoin('p2pkh')} - thanks!!"),
+        ("email-body", "en", lambda: f"Hello,\n\nYour invoice #4471 can be paid in bitcoin to {m_bitcoin('p2wpkh')} within 30 minutes.\n\nRegards"),
+        ("json", "en", lambda: f'{{"withdrawal": {{"asset": "BTC", "address": "{m_bitcoin()}", "amount": "0.0142"}}}}'),
+        ("csv", "en", lambda: f"wallet,label\n{m_bitcoin('p2sh')},cold storage\n{m_bitcoin('p2wsh')},multisig\n{m_bitcoin('p2tr')},taproot"),
+        ("log", "en", lambda: f"2025-04-04 22:10:03 INFO payout sent txid={pick('0123456789abcdef', 64)} to={m_bitcoin()} sats=150000"),
+        ("prose", "en", lambda: f"The ransom note demanded 2 BTC sent to {m_bitcoin('p2pkh')}; investigators traced it to an exchange."),
+        ("chat", "es", lambda: f"mi dirección de bitcoin es {m_bitcoin('p2wpkh')}, mándame los 50 USDT en BTC"),
+        ("markdown", "en", lambda: f"## Support the project\n\n- BTC: `{m_bitcoin('p2wpkh')}`\n- Lightning: see website"),
+        ("code", "en", lambda: f'TREASURY_ADDRESSES = ["{m_bitcoin("p2sh")}", "{m_bitcoin("p2tr")}"]'),
+        ("email-body", "ru", lambda: f"Добрый день!\n\nОплата принимается на биткоин-адрес {m_bitcoin()}.\n\nС уважением"),
+        ("table", "en", lambda: f"| Exchange | Deposit address |\n|---|---|\n| Desk A | {m_bitcoin('p2wpkh')} |\n| Desk B | {m_bitcoin('p2pkh')} |"),
     ]
+    # fmt: on
 
 
 def global_near() -> list[Template]:
+    # fmt: off
     return [
         ("log", "en", lambda: f"14:05:33 job started; 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} job finished"),
         ("prose", "en", lambda: f"The key fingerprint is {':'.join(pick('0123456789abcdef', 2) for _ in range(16))}."),
@@ -1379,9 +1440,12 @@ def global_near() -> list[Template]:
         ("prose", "en", lambda: f"Part {':'.join(pick('0123456789ABCDEF', 2) for _ in range(5))} was swapped during the repair."),
         ("code", "en", lambda: f'COLOR_TABLE = "{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}"'),
         ("log", "en", lambda: f"uuid={pick('0123456789abcdef', 8)}-{pick('0123456789abcdef', 4)}-4{pick('0123456789abcdef', 3)}-a{pick('0123456789abcdef', 3)}-{pick('0123456789abcdef', 12)} request done"),
-        ("prose", "en", lambda: f"Ratio 12:30:45:10:05:55:20 was used for the mix; the clock showed 10:15:00."),
+        ("prose", "en", lambda: "Ratio 12:30:45:10:05:55:20 was used for the mix; the clock showed 10:15:00."),
         ("chat", "en", lambda: f"the wallet backup id is {pick(B58, 34)}, not an address"),
+        ("chat", "en", lambda: f"the label says 00-1A-2B-{pick(HEXU, 2)}-{pick(HEXU, 2)}, looks cut off"),
+        ("log", "en", lambda: f"gpu0 bus 0000:{pick(HEXU, 2).lower()}:00.0 temp 71C"),
     ]
+    # fmt: on
 
 
 # --- writing -----------------------------------------------------------------------------------
