@@ -48,6 +48,7 @@ class Book:
         self.name = name
         self.prefix = prefix
         self.cases: list[dict[str, Any]] = []
+        self.near_misses: dict[str, int] = {}  # near-miss cases per kind, for the summary
 
     def add(self, context: str, language: str, marked: str) -> None:
         case_id = f"{self.prefix}-{len(self.cases) + 1:03d}"
@@ -74,7 +75,8 @@ class Book:
         )  # fmt: skip
 
 
-Template = tuple[str, str, Callable[[], str]]
+Template = tuple[str, str, Callable[[], str]]  # context, language, marked text
+NearMiss = tuple[str, str, str, Callable[[], str]]  # the kind it is a near miss of, then as above
 
 
 def run(book: Book, templates: list[Template], times: int = 1) -> None:
@@ -933,29 +935,29 @@ def uk_positive() -> list[Template]:
     # fmt: on
 
 
-def uk_near() -> list[Template]:
+def uk_near() -> list[NearMiss]:
     # fmt: off
     return [
-        ("form", "en", lambda: f"National Insurance number: {bad_nino()}\n(The number above failed validation - please re-enter.)"),
-        ("prose", "en", lambda: "HMRC guidance uses QQ 12 34 56 C as the example; a real number never starts with QQ."),
-        ("chat", "en", lambda: f"my NHS number? I think it's {bad_nhs()} but the receptionist said it isn't valid"),
-        ("log", "en", lambda: f"2025-04-11 10:02:13 ERROR pds invalid nhs_number={bad_nhs('')} (modulus 11 check failed)"),
-        ("email-body", "en", lambda: f"Your order {digits(9)} has been dispatched and should arrive in 3-5 working days."),
-        ("csv", "en", lambda: f"sku,description,qty\n{digits(9)},A4 paper 80gsm,10\n{digits(9)},Toner black,2"),
-        ("prose", "en", lambda: f"Tracking reference {pick(UPPER, 2)}{digits(9)}GB: your parcel is at the local depot."),
-        ("form", "en", lambda: f"Invoice no.: {digits(10)}\nAccount: {digits(8)}\nSort code: {pick(DIGITS, 2)}-{pick(DIGITS, 2)}-{pick(DIGITS, 2)}"),
-        ("chat", "en", lambda: f"the Companies House number is {digits(8, '0')} and the VAT reg is GB {digits(9)}"),
-        ("prose", "en", lambda: f"Batch {pick(UPPER, 5)}{digits(6)}{pick(UPPER, 5)} of the vaccine was recalled on 4 May."),
-        ("log", "en", lambda: f"job={pick(UPPER, 5)}-{digits(6)}-{pick(UPPER, 4)} finished in 88 ms"),
-        ("form", "en", lambda: f"Driving licence number: {pick(UPPER, 5)}{pick(DIGITS, 5)}\n(The number you entered is too short.)"),
-        ("chat", "en", lambda: f"ticket {pick(UPPER, 2)}{digits(6)} - customer says the NI field rejects {pick(UPPER, 2)}{digits(5)}"),
-        ("json", "en", lambda: f'{{"order_id": "{digits(9)}", "passport_photo": true, "price_gbp": 88.50}}'),
-        ("table", "en", lambda: f"| Part | Serial |\n|---|---|\n| Boiler PCB | {digits(10)} |\n| Pump | {pick(UPPER, 2)}{digits(6)}{pick(UPPER, 1)} |"),
-        ("email-body", "en", lambda: f"Your appointment on 12/06/2025 at 10:40 is confirmed. Booking ref {digits(3)} {digits(3)} {digits(4)} is not your NHS number."),
-        ("form", "en", lambda: f"Self Assessment UTR: {digits(5)} {digits(5)}\nEmployer PAYE reference: {digits(3)}/{pick(UPPER, 2)}{digits(5)}"),
-        ("prose", "en", lambda: f"Deliveries to SW1A 1AA are held at the gate; ref {pick(UPPER, 3)}-{digits(6)}."),
-        ("chat", "en", lambda: f"the NHS login security code was {digits(6)}, it expired already"),
-        ("csv", "en", lambda: f"booking,seats,fare\n{nhs('')},2,88.40\n{digits(10)},1,41.10"),
+        ("uk_nino", "form", "en", lambda: f"National Insurance number: {bad_nino()}\n(The number above failed validation - please re-enter.)"),
+        ("uk_nino", "prose", "en", lambda: "HMRC guidance uses QQ 12 34 56 C as the example; a real number never starts with QQ."),
+        ("uk_nhs", "chat", "en", lambda: f"my NHS number? I think it's {bad_nhs()} but the receptionist said it isn't valid"),
+        ("uk_nhs", "log", "en", lambda: f"2025-04-11 10:02:13 ERROR pds invalid nhs_number={bad_nhs('')} (modulus 11 check failed)"),
+        ("uk_passport", "email-body", "en", lambda: f"Your order {digits(9)} has been dispatched and should arrive in 3-5 working days."),
+        ("uk_passport", "csv", "en", lambda: f"sku,description,qty\n{digits(9)},A4 paper 80gsm,10\n{digits(9)},Toner black,2"),
+        ("uk_passport", "prose", "en", lambda: f"Tracking reference {pick(UPPER, 2)}{digits(9)}GB: your parcel is at the local depot."),
+        ("uk_nhs", "form", "en", lambda: f"Invoice no.: {digits(10)}\nAccount: {digits(8)}\nSort code: {pick(DIGITS, 2)}-{pick(DIGITS, 2)}-{pick(DIGITS, 2)}"),
+        ("uk_passport", "chat", "en", lambda: f"the Companies House number is {digits(8, '0')} and the VAT reg is GB {digits(9)}"),
+        ("uk_driving_licence", "prose", "en", lambda: f"Batch {pick(UPPER, 5)}{digits(6)}{pick(UPPER, 5)} of the vaccine was recalled on 4 May."),
+        ("uk_driving_licence", "log", "en", lambda: f"job={pick(UPPER, 5)}-{digits(6)}-{pick(UPPER, 4)} finished in 88 ms"),
+        ("uk_driving_licence", "form", "en", lambda: f"Driving licence number: {pick(UPPER, 5)}{pick(DIGITS, 5)}\n(The number you entered is too short.)"),
+        ("uk_nino", "chat", "en", lambda: f"ticket {pick(UPPER, 2)}{digits(6)} - customer says the NI field rejects {pick(UPPER, 2)}{digits(5)}"),
+        ("uk_passport", "json", "en", lambda: f'{{"order_id": "{digits(9)}", "passport_photo": true, "price_gbp": 88.50}}'),
+        ("uk_nino", "table", "en", lambda: f"| Part | Serial |\n|---|---|\n| Boiler PCB | {digits(10)} |\n| Pump | {pick(UPPER, 2)}{digits(6)}{pick(UPPER, 1)} |"),
+        ("uk_nhs", "email-body", "en", lambda: f"Your appointment on 12/06/2025 at 10:40 is confirmed. Booking ref {digits(3)} {digits(3)} {digits(4)} is not your NHS number."),
+        ("uk_nhs", "form", "en", lambda: f"Self Assessment UTR: {digits(5)} {digits(5)}\nEmployer PAYE reference: {digits(3)}/{pick(UPPER, 2)}{digits(5)}"),
+        ("uk_nino", "prose", "en", lambda: f"Deliveries to SW1A 1AA are held at the gate; ref {pick(UPPER, 3)}-{digits(6)}."),
+        ("uk_nhs", "chat", "en", lambda: f"the NHS login security code was {digits(6)}, it expired already"),
+        ("uk_nhs", "csv", "en", lambda: f"booking,seats,fare\n{nhs('')},2,88.40\n{digits(10)},1,41.10"),
     ]
     # fmt: on
 
@@ -1105,39 +1107,41 @@ def eu_positive() -> list[Template]:
     # fmt: on
 
 
-def eu_near() -> list[Template]:
+def eu_near() -> list[NearMiss]:
     # fmt: off
     return [
-        ("form", "es", lambda: f"DNI/NIF: {bad_nif()}\nLa letra de control no coincide, revise el número."),
-        ("chat", "es", lambda: f"me rechaza el NIE {bad_nie()}, ¿qué hago?"),
-        ("email-body", "es", lambda: f"Su pedido {digits(8)} con referencia {pick(UPPER, 1)}{digits(8)} se entregará el 12/05/2025."),
-        ("form", "it", lambda: f"Codice fiscale: {wrong_last(m_fiscal_code().split('|')[1][:-1], UPPER)}\nIl codice inserito non è valido (carattere di controllo errato)."),
-        ("chat", "it", lambda: f"la partita iva {bad_it_vat()} risulta errata su VIES"),
-        ("csv", "it", lambda: f"articolo,codice,prezzo\nTrapano,{digits(11)},89.90\nLivella,{digits(11)},12.50"),
-        ("form", "pl", lambda: f"PESEL: {bad_pesel()}\nBłąd: nieprawidłowa cyfra kontrolna"),
-        ("email-body", "pl", lambda: f"Numer zamówienia: {digits(11)}\nNumer przesyłki: {digits(11)}"),
-        ("log", "en", lambda: f"2025-04-02 09:00:01 ERROR hetu validation failed value={bad_hetu()}"),
-        ("form", "sv", lambda: f"Personnummer: {bad_personnummer()}\nKontrollsiffran stämmer inte."),
-        ("prose", "sv", lambda: f"Organisationsnummer {org_number()} tillhör Nordisk Hamnlogistik AB."),
-        ("form", "de", lambda: f"Steuer-ID: {bad_de_tax_id()}\nDie Prüfziffer ist ungültig."),
-        ("prose", "de", lambda: f"Steuernummer {digits(3, '1')}/{digits(3)}/{digits(5)} beim Finanzamt München - nicht die Identifikationsnummer."),
-        ("csv", "de", lambda: f"artikel;ean;menge\nSchrauben;{safe_digits(13, '4')};500\nDübel;{safe_digits(13, '4')};250"),
-        ("form", "de", lambda: f"Kundennummer: {digits(10)}\nRechnungsnummer: RE-2025-{digits(5)}"),
-        ("chat", "tr", lambda: f"kimlik no {bad_tr_id()} hatalı diyor sistem"),
-        ("log", "en", lambda: f"order_id={digits(11)} amount=149.90 currency=TRY status=paid"),
-        ("prose", "de", lambda: f"Die Mitgliedsnummer {pick(UPPER, 1)}{digits(9)} der Krankenkasse ist nicht die Rentenversicherungsnummer."),
-        ("json", "en", lambda: f'{{"ticket": "{pick(UPPER, 2)}-{digits(7)}", "created": "2025-03-01", "priority": 2}}'),
-        ("table", "en", lambda: f"| Lot | Code |\n|---|---|\n| 17 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |\n| 18 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |"),
-        ("prose", "pl", lambda: f"NIP firmy: {digits(3)}-{digits(3)}-{digits(2)}-{digits(2)}, REGON: {digits(9)}."),
-        ("form", "de", lambda: f"Kennzeichen: M-AB {rng.randint(100, 9999)}\nFahrgestellnummer: WVWZZZ1JZ{rng.choice('345')}W{digits(6)}"),
-        ("form", "tr", lambda: f"Vergi kimlik numarası (VKN): {digits(10)}\nVergi dairesi: Kadıköy"),
-        ("prose", "fi", lambda: f"Y-tunnus {digits(7)}-{rng.choice(DIGITS)} kuuluu Oy Pohjolan Kuljetus Ab:lle."),
-        ("chat", "de", lambda: f"die Sendungsnummer ist {safe_digits(12, '0')}, kommt morgen"),
-        ("csv", "de", lambda: f"artikelnr;bezeichnung;preis\n{de_tax_id()};Kabelbinder 200mm;4,99\n{digits(11)};Schrumpfschlauch;7,49"),
-        ("email-body", "pl", lambda: f"Numer zamówienia: {pesel()}\nStatus: wysłane"),
-        ("chat", "tr", lambda: f"sipariş numaranız {tr_id()}, kargoya verildi"),
-        ("form", "it", lambda: f"Numero tessera sanitaria (TEAM): 80380{digits(15)}"),
-        ("json", "en", lambda: f'{{"order": "{es_nif()[:8]}", "sku": "ES-{digits(5)}", "qty": 3}}'),
+        ("es_nif", "form", "es", lambda: f"DNI/NIF: {bad_nif()}\nLa letra de control no coincide, revise el número."),
+        ("es_nie", "chat", "es", lambda: f"me rechaza el NIE {bad_nie()}, ¿qué hago?"),
+        ("es_nif", "email-body", "es", lambda: f"Su pedido {digits(8)} con referencia {pick(UPPER, 1)}{digits(8)} se entregará el 12/05/2025."),
+        ("it_fiscal_code", "form", "it", lambda: f"Codice fiscale: {wrong_last(m_fiscal_code().split('|')[1][:-1], UPPER)}\nIl codice inserito non è valido (carattere di controllo errato)."),
+        ("it_vat_code", "chat", "it", lambda: f"la partita iva {bad_it_vat()} risulta errata su VIES"),
+        ("it_vat_code", "csv", "it", lambda: f"articolo,codice,prezzo\nTrapano,{digits(11)},89.90\nLivella,{digits(11)},12.50"),
+        ("pl_pesel", "form", "pl", lambda: f"PESEL: {bad_pesel()}\nBłąd: nieprawidłowa cyfra kontrolna"),
+        ("pl_pesel", "email-body", "pl", lambda: f"Numer zamówienia: {digits(11)}\nNumer przesyłki: {digits(11)}"),
+        ("fi_personal_identity_code", "log", "en", lambda: f"2025-04-02 09:00:01 ERROR hetu validation failed value={bad_hetu()}"),
+        ("se_personnummer", "form", "sv", lambda: f"Personnummer: {bad_personnummer()}\nKontrollsiffran stämmer inte."),
+        ("se_personnummer", "prose", "sv", lambda: f"Organisationsnummer {org_number()} tillhör Nordisk Hamnlogistik AB."),
+        ("de_tax_id", "form", "de", lambda: f"Steuer-ID: {bad_de_tax_id()}\nDie Prüfziffer ist ungültig."),
+        ("de_tax_id", "prose", "de", lambda: f"Steuernummer {digits(3, '1')}/{digits(3)}/{digits(5)} beim Finanzamt München - nicht die Identifikationsnummer."),
+        ("de_tax_id", "csv", "de", lambda: f"artikel;ean;menge\nSchrauben;{safe_digits(13, '4')};500\nDübel;{safe_digits(13, '4')};250"),
+        ("de_id_card", "form", "de", lambda: f"Kundennummer: {digits(10)}\nRechnungsnummer: RE-2025-{digits(5)}"),
+        ("tr_national_id", "chat", "tr", lambda: f"kimlik no {bad_tr_id()} hatalı diyor sistem"),
+        ("tr_national_id", "log", "en", lambda: f"order_id={digits(11)} amount=149.90 currency=TRY status=paid"),
+        ("de_social_security", "prose", "de", lambda: f"Die Mitgliedsnummer {pick(UPPER, 1)}{digits(9)} der Krankenkasse ist nicht die Rentenversicherungsnummer."),
+        ("es_nie", "json", "en", lambda: f'{{"ticket": "{pick(UPPER, 2)}-{digits(7)}", "created": "2025-03-01", "priority": 2}}'),
+        ("it_fiscal_code", "table", "en", lambda: f"| Lot | Code |\n|---|---|\n| 17 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |\n| 18 | {pick(UPPER, 4)}-{digits(4)}-{pick(UPPER, 3)} |"),
+        ("pl_pesel", "prose", "pl", lambda: f"NIP firmy: {digits(3)}-{digits(3)}-{digits(2)}-{digits(2)}, REGON: {digits(9)}."),
+        ("de_id_card", "form", "de", lambda: f"Kennzeichen: M-AB {rng.randint(100, 9999)}\nFahrgestellnummer: WVWZZZ1JZ{rng.choice('345')}W{digits(6)}"),
+        ("tr_national_id", "form", "tr", lambda: f"Vergi kimlik numarası (VKN): {digits(10)}\nVergi dairesi: Kadıköy"),
+        ("fi_personal_identity_code", "prose", "fi", lambda: f"Y-tunnus {digits(7)}-{rng.choice(DIGITS)} kuuluu Oy Pohjolan Kuljetus Ab:lle."),
+        ("de_id_card", "chat", "de", lambda: f"die Sendungsnummer ist {safe_digits(12, '0')}, kommt morgen"),
+        ("de_tax_id", "csv", "de", lambda: f"artikelnr;bezeichnung;preis\n{de_tax_id()};Kabelbinder 200mm;4,99\n{digits(11)};Schrumpfschlauch;7,49"),
+        ("pl_pesel", "email-body", "pl", lambda: f"Numer zamówienia: {pesel()}\nStatus: wysłane"),
+        ("tr_national_id", "chat", "tr", lambda: f"sipariş numaranız {tr_id()}, kargoya verildi"),
+        ("it_fiscal_code", "form", "it", lambda: f"Numero tessera sanitaria (TEAM): 80380{digits(15)}"),
+        ("es_nif", "json", "en", lambda: f'{{"order": "{es_nif()[:8]}", "sku": "ES-{digits(5)}", "qty": 3}}'),
+        ("de_social_security", "form", "de", lambda: f"Versicherungsnummer: {wrong_last(de_social('Becker', False))}\nDie Prüfziffer stimmt nicht."),
+        ("de_social_security", "chat", "de", lambda: f"Aktenzeichen {digits(2)} {digits(6)} {pick(UPPER, 1)} {digits(2)}/25 - bitte immer angeben"),
     ]
     # fmt: on
 
@@ -1264,39 +1268,42 @@ def apac_positive() -> list[Template]:
     # fmt: on
 
 
-def apac_near() -> list[Template]:
+def apac_near() -> list[NearMiss]:
     # fmt: off
     return [
-        ("form", "en", lambda: f"PAN: {pick(UPPER, 5)}{digits(3)}{pick(UPPER, 1)}\nError: PAN must be 10 characters"),
-        ("chat", "en", lambda: f"aadhaar {bad_aadhaar()} shows invalid on the portal, typo?"),
-        ("log", "en", lambda: f"2025-02-11 08:00:01 WARN gst.validate invalid gstin={bad_gstin()} reason=checksum"),
-        ("email-body", "en", lambda: f"Your Flipkart order OD{digits(15)} will be delivered by Friday."),
-        ("form", "en", lambda: f"TFN: {bad_tfn()}\nThe tax file number you entered is not valid."),
-        ("email-body", "en", lambda: f"Order {tfn()} has shipped via Australia Post, tracking {pick(UPPER, 2)}{digits(9)}AU."),
-        ("chat", "en", lambda: f"ABN lookup says {bad_abn()} doesn't exist, can you double check"),
-        ("form", "en", lambda: f"Medicare card number: {bad_medicare()}\nThe card number is invalid."),
-        ("log", "en", lambda: f"sg.myinfo lookup failed nric={bad_nric()} reason=checksum"),
-        ("prose", "en", lambda: f"Postal code {digits(6)} is in Tampines; the unit is #{digits(2)}-{digits(3)}."),
-        ("chat", "en", lambda: f"UEN {bad_uen()} not found on BizFile, pls confirm"),
-        ("form", "ko", lambda: f"주민등록번호: {bad_rrn()}\n유효하지 않은 번호입니다."),
-        ("chat", "ko", lambda: f"주문번호 {safe_digits(6, '789')}-{digits(7, '0123')} 배송 언제 와요?"),
-        ("form", "th", lambda: f"เลขประจำตัวประชาชน: {bad_th_id()}\nเลขไม่ถูกต้อง"),
-        ("csv", "en", lambda: f"sku,barcode\nMango juice,{safe_digits(13, '8')}\nRice 5kg,{safe_digits(13, '8')}"),
-        ("email-body", "en", lambda: f"Your GCash reference no. is {safe_digits(13)}. Amount: PHP 1,250.00"),
-        ("log", "en", lambda: f"ph.payroll batch={digits(3)}-{digits(3)}-{digits(3)} rows=212 status=ok"),
-        ("prose", "en", lambda: f"The Sydney office moved to level {rng.randint(2, 40)}; the parcel locker code is {digits(9)}."),
-        ("json", "en", lambda: f'{{"invoice": "INV-{digits(9)}", "total_aud": 1290.40, "due": "2025-07-31"}}'),
-        ("chat", "hi", lambda: f"ऑर्डर नंबर {safe_digits(12)} की डिलीवरी कब होगी?"),
-        ("form", "en", lambda: f"IFSC: {rng.choice(['HDFC', 'SBIN', 'ICIC', 'UTIB'])}0{digits(6, '0')}\nBranch: Andheri East"),
-        ("prose", "en", lambda: f"The car, registration MH {rng.randint(1, 50):02d} {pick(UPPER, 2)} {digits(4)}, was towed."),
-        ("csv", "en", lambda: f"order,items\n{acn('compact')},3\n{digits(9)},1"),
-        ("form", "ko", lambda: f"사업자등록번호: {digits(3)}-{digits(2)}-{digits(5)}\n상호: 한빛상사"),
-        ("prose", "th", lambda: f"เลขที่ใบแจ้งหนี้ {digits(10)} ครบกำหนดชำระ 30 วัน"),
-        ("form", "en", lambda: f"PhilHealth no.: {digits(2, '1')}-{digits(9)}-{rng.choice(DIGITS)}\nSSS no.: {digits(2)}-{digits(7)}-{rng.choice(DIGITS)}"),
-        ("json", "en", lambda: f'{{"aadhaar_masked": "XXXX XXXX {digits(4)}", "consent": true}}'),
-        ("form", "en", lambda: f"Passport No: {rng.choice('JKLMNPRSTUVWZ')}{digits(7)}\nPlace of issue: Chennai"),
-        ("chat", "en", lambda: f"booking ref {pick(UPPER, 6)} for flight SQ{rng.randint(100, 999)}, seat {rng.randint(10, 60)}{rng.choice('ACDFHK')}"),
-        ("log", "en", lambda: f"au.payments batch={abn('compact')[2:]} status=settled"),
+        ("in_pan", "form", "en", lambda: f"PAN: {pick(UPPER, 5)}{digits(3)}{pick(UPPER, 1)}\nError: PAN must be 10 characters"),
+        ("in_aadhaar", "chat", "en", lambda: f"aadhaar {bad_aadhaar()} shows invalid on the portal, typo?"),
+        ("in_gstin", "log", "en", lambda: f"2025-02-11 08:00:01 WARN gst.validate invalid gstin={bad_gstin()} reason=checksum"),
+        ("in_aadhaar", "email-body", "en", lambda: f"Your Flipkart order OD{digits(15)} will be delivered by Friday."),
+        ("au_tfn", "form", "en", lambda: f"TFN: {bad_tfn()}\nThe tax file number you entered is not valid."),
+        ("au_tfn", "email-body", "en", lambda: f"Order {tfn()} has shipped via Australia Post, tracking {pick(UPPER, 2)}{digits(9)}AU."),
+        ("au_abn", "chat", "en", lambda: f"ABN lookup says {bad_abn()} doesn't exist, can you double check"),
+        ("au_medicare", "form", "en", lambda: f"Medicare card number: {bad_medicare()}\nThe card number is invalid."),
+        ("sg_nric_fin", "log", "en", lambda: f"sg.myinfo lookup failed nric={bad_nric()} reason=checksum"),
+        ("sg_uen", "prose", "en", lambda: f"Postal code {digits(6)} is in Tampines; the unit is #{digits(2)}-{digits(3)}."),
+        ("sg_uen", "chat", "en", lambda: f"UEN {bad_uen()} not found on BizFile, pls confirm"),
+        ("kr_rrn", "form", "ko", lambda: f"주민등록번호: {bad_rrn()}\n유효하지 않은 번호입니다."),
+        ("kr_rrn", "chat", "ko", lambda: f"주문번호 {safe_digits(6, '789')}-{digits(7, '0123')} 배송 언제 와요?"),
+        ("th_tnin", "form", "th", lambda: f"เลขประจำตัวประชาชน: {bad_th_id()}\nเลขไม่ถูกต้อง"),
+        ("th_tnin", "csv", "en", lambda: f"sku,barcode\nMango juice,{safe_digits(13, '8')}\nRice 5kg,{safe_digits(13, '8')}"),
+        ("ph_tin", "email-body", "en", lambda: f"Your GCash reference no. is {safe_digits(13)}. Amount: PHP 1,250.00"),
+        ("ph_tin", "log", "en", lambda: f"ph.payroll batch={digits(3)}-{digits(3)}-{digits(3)} rows=212 status=ok"),
+        ("au_tfn", "prose", "en", lambda: f"The Sydney office moved to level {rng.randint(2, 40)}; the parcel locker code is {digits(9)}."),
+        ("au_acn", "json", "en", lambda: f'{{"invoice": "INV-{digits(9)}", "total_aud": 1290.40, "due": "2025-07-31"}}'),
+        ("in_aadhaar", "chat", "hi", lambda: f"ऑर्डर नंबर {safe_digits(12)} की डिलीवरी कब होगी?"),
+        ("in_pan", "form", "en", lambda: f"IFSC: {rng.choice(['HDFC', 'SBIN', 'ICIC', 'UTIB'])}0{digits(6, '0')}\nBranch: Andheri East"),
+        ("in_pan", "prose", "en", lambda: f"The car, registration MH {rng.randint(1, 50):02d} {pick(UPPER, 2)} {digits(4)}, was towed."),
+        ("au_acn", "csv", "en", lambda: f"order,items\n{acn('compact')},3\n{digits(9)},1"),
+        ("kr_rrn", "form", "ko", lambda: f"사업자등록번호: {digits(3)}-{digits(2)}-{digits(5)}\n상호: 한빛상사"),
+        ("th_tnin", "prose", "th", lambda: f"เลขที่ใบแจ้งหนี้ {digits(10)} ครบกำหนดชำระ 30 วัน"),
+        ("ph_tin", "form", "en", lambda: f"PhilHealth no.: {digits(2, '1')}-{digits(9)}-{rng.choice(DIGITS)}\nSSS no.: {digits(2)}-{digits(7)}-{rng.choice(DIGITS)}"),
+        ("in_aadhaar", "json", "en", lambda: f'{{"aadhaar_masked": "XXXX XXXX {digits(4)}", "consent": true}}'),
+        ("in_pan", "form", "en", lambda: f"Passport No: {rng.choice('JKLMNPRSTUVWZ')}{digits(7)}\nPlace of issue: Chennai"),
+        ("sg_nric_fin", "chat", "en", lambda: f"booking ref {pick(UPPER, 6)} for flight SQ{rng.randint(100, 999)}, seat {rng.randint(10, 60)}{rng.choice('ACDFHK')}"),
+        ("au_acn", "log", "en", lambda: f"au.payments batch={abn('compact')[2:]} status=settled"),
+        ("in_gstin", "form", "en", lambda: f"GSTIN: {gstin()[:14]}\nError: GSTIN must be 15 characters"),
+        ("au_medicare", "form", "en", lambda: f"Medicare card number: {digits(4, '789')} {digits(5)} {rng.choice(DIGITS)}\nCard numbers start with 2 to 6."),
+        ("au_abn", "email-body", "en", lambda: f"Your booking reference is {abn('compact')}. Keep it for check-in."),
     ]
     # fmt: on
 
@@ -1355,26 +1362,26 @@ def americas_africa_positive() -> list[Template]:
     # fmt: on
 
 
-def americas_africa_near() -> list[Template]:
+def americas_africa_near() -> list[NearMiss]:
     # fmt: off
     return [
-        ("form", "en", lambda: f"SIN: {bad_sin()}\nThe number you entered is not a valid SIN."),
-        ("chat", "fr", lambda: f"le numéro de commande est {digits(9)}, livraison prévue lundi"),
-        ("form", "en", lambda: f"Routing number: {bad_aba()}\nThis routing number failed validation."),
-        ("csv", "en", lambda: f"order_id,zip,amount\n{digits(9)},94107,19.99\n{digits(9)},10001,5.49"),
-        ("email-body", "en", lambda: f"Your claim number is {digits(9)}. Please reference it in all correspondence."),
-        ("log", "en", lambda: f"2025-01-02 03:04:05 INFO job_id={digits(9)} rows=9912 duration_ms=4211"),
-        ("chat", "en", lambda: f"BVN: {digits(11, '2')} - that's the bank verification number, not the NIN"),
-        ("email-body", "en", lambda: f"Transaction reference {digits(11)} for NGN 25,000.00 was successful."),
-        ("prose", "en", lambda: f"The Canadian postal code is K1A 0B1; the business number is {digits(9, '8')}RT0001."),
-        ("form", "en", lambda: f"Employer Identification Number (EIN): {digits(2)}-{digits(7)}"),
-        ("json", "en", lambda: f'{{"tracking": "{safe_digits(12)}", "carrier": "FedEx", "weight_lb": 3.2}}'),
-        ("table", "en", lambda: f"| Check no. | Amount |\n|---|---|\n| {digits(4)} | $120.00 |\n| {digits(4)} | $88.10 |"),
-        ("chat", "en", lambda: f"the meter number is {digits(11)} and the last vend was {digits(3)} units"),
-        ("prose", "en", lambda: f"Invoice {digits(9)} dated 2025-03-01 covers 12 hours of consulting."),
-        ("csv", "en", lambda: f"order,amount\n{sin('compact')},49.00\n{digits(9)},12.50"),
-        ("email-body", "en", lambda: f"Invoice {aba()} is now overdue by 14 days."),
-        ("form", "en", lambda: f"Canada Post tracking: {safe_digits(16, '7')}\nPostal code: M5V 2T6"),
+        ("ca_sin", "form", "en", lambda: f"SIN: {bad_sin()}\nThe number you entered is not a valid SIN."),
+        ("ca_sin", "chat", "fr", lambda: f"le numéro de commande est {digits(9)}, livraison prévue lundi"),
+        ("aba_routing", "form", "en", lambda: f"Routing number: {bad_aba()}\nThis routing number failed validation."),
+        ("aba_routing", "csv", "en", lambda: f"order_id,zip,amount\n{digits(9)},94107,19.99\n{digits(9)},10001,5.49"),
+        ("ca_sin", "email-body", "en", lambda: f"Your claim number is {digits(9)}. Please reference it in all correspondence."),
+        ("aba_routing", "log", "en", lambda: f"2025-01-02 03:04:05 INFO job_id={digits(9)} rows=9912 duration_ms=4211"),
+        ("ng_nin", "chat", "en", lambda: f"BVN: {digits(11, '2')} - that's the bank verification number, not the NIN"),
+        ("ng_nin", "email-body", "en", lambda: f"Transaction reference {digits(11)} for NGN 25,000.00 was successful."),
+        ("ca_sin", "prose", "en", lambda: f"The Canadian postal code is K1A 0B1; the business number is {digits(9, '8')}RT0001."),
+        ("aba_routing", "form", "en", lambda: f"Employer Identification Number (EIN): {digits(2)}-{digits(7)}"),
+        ("aba_routing", "json", "en", lambda: f'{{"tracking": "{safe_digits(12)}", "carrier": "FedEx", "weight_lb": 3.2}}'),
+        ("aba_routing", "table", "en", lambda: f"| Check no. | Amount |\n|---|---|\n| {digits(4)} | $120.00 |\n| {digits(4)} | $88.10 |"),
+        ("ng_nin", "chat", "en", lambda: f"the meter number is {digits(11)} and the last vend was {digits(3)} units"),
+        ("ca_sin", "prose", "en", lambda: f"Invoice {digits(9)} dated 2025-03-01 covers 12 hours of consulting."),
+        ("ca_sin", "csv", "en", lambda: f"order,amount\n{sin('compact')},49.00\n{digits(9)},12.50"),
+        ("aba_routing", "email-body", "en", lambda: f"Invoice {aba()} is now overdue by 14 days."),
+        ("ca_sin", "form", "en", lambda: f"Canada Post tracking: {safe_digits(16, '7')}\nPostal code: M5V 2T6"),
     ]
     # fmt: on
 
@@ -1426,24 +1433,24 @@ def global_positive() -> list[Template]:
     # fmt: on
 
 
-def global_near() -> list[Template]:
+def global_near() -> list[NearMiss]:
     # fmt: off
     return [
-        ("log", "en", lambda: f"14:05:33 job started; 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} job finished"),
-        ("prose", "en", lambda: f"The key fingerprint is {':'.join(pick('0123456789abcdef', 2) for _ in range(16))}."),
-        ("config", "en", lambda: f"interface eth0\n  mtu 9000\n  description uplink-{pick('0123456789abcdef', 12)}"),
-        ("log", "en", lambda: f"sha256={pick('0123456789abcdef', 64)} layer pulled"),
-        ("chat", "en", lambda: f"commit {pick('0123456789abcdef', 40)} broke the build"),
-        ("json", "en", lambda: f'{{"cid": "Qm{pick(B58, 44)}", "pinned": true}}'),
-        ("chat", "en", lambda: f"is {bad_bitcoin()} right? the wallet says the address is invalid"),
-        ("form", "en", lambda: f"Withdrawal address: {bad_bitcoin()}\nError: invalid checksum"),
-        ("prose", "en", lambda: f"Part {':'.join(pick('0123456789ABCDEF', 2) for _ in range(5))} was swapped during the repair."),
-        ("code", "en", lambda: f'COLOR_TABLE = "{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}"'),
-        ("log", "en", lambda: f"uuid={pick('0123456789abcdef', 8)}-{pick('0123456789abcdef', 4)}-4{pick('0123456789abcdef', 3)}-a{pick('0123456789abcdef', 3)}-{pick('0123456789abcdef', 12)} request done"),
-        ("prose", "en", lambda: "Ratio 12:30:45:10:05:55:20 was used for the mix; the clock showed 10:15:00."),
-        ("chat", "en", lambda: f"the wallet backup id is {pick(B58, 34)}, not an address"),
-        ("chat", "en", lambda: f"the label says 00-1A-2B-{pick(HEXU, 2)}-{pick(HEXU, 2)}, looks cut off"),
-        ("log", "en", lambda: f"gpu0 bus 0000:{pick(HEXU, 2).lower()}:00.0 temp 71C"),
+        ("mac_address", "log", "en", lambda: f"14:05:33 job started; 14:{rng.randint(10, 59)}:{rng.randint(10, 59)} job finished"),
+        ("mac_address", "prose", "en", lambda: f"The key fingerprint is {':'.join(pick('0123456789abcdef', 2) for _ in range(16))}."),
+        ("mac_address", "config", "en", lambda: f"interface eth0\n  mtu 9000\n  description uplink-{pick('0123456789abcdef', 12)}"),
+        ("crypto", "log", "en", lambda: f"sha256={pick('0123456789abcdef', 64)} layer pulled"),
+        ("crypto", "chat", "en", lambda: f"commit {pick('0123456789abcdef', 40)} broke the build"),
+        ("crypto", "json", "en", lambda: f'{{"cid": "Qm{pick(B58, 44)}", "pinned": true}}'),
+        ("crypto", "chat", "en", lambda: f"is {bad_bitcoin()} right? the wallet says the address is invalid"),
+        ("crypto", "form", "en", lambda: f"Withdrawal address: {bad_bitcoin()}\nError: invalid checksum"),
+        ("mac_address", "prose", "en", lambda: f"Part {':'.join(pick('0123456789ABCDEF', 2) for _ in range(5))} was swapped during the repair."),
+        ("mac_address", "code", "en", lambda: f'COLOR_TABLE = "{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}:{pick("0123456789abcdef", 6)}"'),
+        ("mac_address", "log", "en", lambda: f"uuid={pick('0123456789abcdef', 8)}-{pick('0123456789abcdef', 4)}-4{pick('0123456789abcdef', 3)}-a{pick('0123456789abcdef', 3)}-{pick('0123456789abcdef', 12)} request done"),
+        ("mac_address", "prose", "en", lambda: "Ratio 12:30:45:10:05:55:20 was used for the mix; the clock showed 10:15:00."),
+        ("crypto", "chat", "en", lambda: f"the wallet backup id is {pick(B58, 34)}, not an address"),
+        ("mac_address", "chat", "en", lambda: f"the label says 00-1A-2B-{pick(HEXU, 2)}-{pick(HEXU, 2)}, looks cut off"),
+        ("mac_address", "log", "en", lambda: f"gpu0 bus 0000:{pick(HEXU, 2).lower()}:00.0 temp 71C"),
     ]
     # fmt: on
 
@@ -1487,7 +1494,7 @@ def check(book: Book) -> None:
 TARGET = 32  # labelled spans of each kind (at least)
 
 
-def group(name: str, prefix: str, positive: list[Template], near: list[Template],
+def group(name: str, prefix: str, positive: list[Template], near: list[NearMiss],
           extra: list[Template] = ()) -> Book:  # fmt: skip
     """Cycles through the positive templates until every kind they label has TARGET spans (a
     case whose kinds all have enough is not kept), then adds near misses until they are at least
@@ -1507,8 +1514,9 @@ def group(name: str, prefix: str, positive: list[Template], near: list[Template]
             break
     run(book, extra, 2)
     while True:
-        for context, language, make in near:
+        for kind, context, language, make in near:
             book.add(context, language, make())
+            book.near_misses[kind] = book.near_misses.get(kind, 0) + 1
         empty = sum(1 for case in book.cases if not case["expect"])
         if empty * 3 >= len(book.cases) + 6:
             break
@@ -1534,14 +1542,17 @@ def main() -> None:
         )
         (HERE / f"{book.name}.yaml").write_text(text, encoding="utf-8")
     counts: dict[str, int] = {}
+    near_misses: dict[str, int] = {}
     for book in books:
         for case in book.cases:
             for item in case["expect"]:
                 counts[item["entity"]] = counts.get(item["entity"], 0) + 1
+        near_misses.update(book.near_misses)
         near = sum(1 for case in book.cases if not case["expect"])
         print(f"{book.name}: {len(book.cases)} cases, {near} near misses")
+    print(f"  {'kind':28} spans  near-miss cases")
     for kind, n in sorted(counts.items()):
-        print(f"  {kind:28} {n}")
+        print(f"  {kind:28} {n:5}  {near_misses.get(kind, '')}")
     short = [k for k, n in counts.items() if n < TARGET and k not in OLD_KINDS]
     if short:
         raise SystemExit(f"fewer than {TARGET} spans: {short}")
