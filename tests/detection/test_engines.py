@@ -63,7 +63,8 @@ TERMS = (
     "x",
 )
 PLANTED = (
-    *(detector.example for detector in DETECTORS.values()),
+    # Each kind's example, after the words it needs (a UK passport number only after its name).
+    *(f"{d.example_after} {d.example}".lstrip() for d in DETECTORS.values()),
     "4111 1111 1111 1111",
     "5500-0000-0000-0004",
     "jane.doe+orders@example.co.uk",
