@@ -279,7 +279,9 @@ def resume_stream(
 
     A non-final call verifies the text from the last whole block below the recorded watermark
     to it, and trusts the chain before; a final call (``is_final``) verifies all of it, so an
-    edit anywhere before the watermark is checked by the end of the stream.
+    edit anywhere before the watermark is checked by the end of the stream. A call whose
+    ``last_checked`` is below the recorded watermark verifies all of it too: its record starts
+    again from its own text.
 
     Args:
         text: ``fullText``.
@@ -297,7 +299,13 @@ def resume_stream(
     tail_hasher = _hasher(b"", text[_tail_start(watermark) : watermark])
     if tail_hasher.digest() != tail:
         return StreamResume(0, False)
-    if is_final and _chain(text, 1, watermark // STREAM_CHECKSUM_BLOCK, _NO_LINK) != chain:
+    # A final call verifies everything before the watermark; so does a call that rewinds below
+    # it, because its record is then rebuilt from this call's text, which must be the text
+    # that was checked (else an edit far back would become the record's truth).
+    rewinds = last_checked < watermark
+    if (is_final or rewinds) and _chain(
+        text, 1, watermark // STREAM_CHECKSUM_BLOCK, _NO_LINK
+    ) != chain:
         return StreamResume(0, False)
     return StreamResume(min(last_checked, watermark), True, parsed, tail_hasher)
 

@@ -574,6 +574,28 @@ def test_an_edit_far_behind_the_watermark_is_checked_by_the_final_call() -> None
     assert (_CARD.strip(), at) in at_final
 
 
+def test_a_call_that_rewinds_cannot_make_an_edit_far_back_the_records_truth() -> None:
+    """A call whose offset is below the recorded watermark, with text edited more than a block
+    further back and cut at the watermark: its record would be rebuilt from that text, so the
+    call verifies all of it first. The card is reported by the stream, and the final call does
+    not take the edited text as already checked."""
+    client = checks_governance().client(CHECKS_KEY)
+
+    def call(text: str, last: int, final: bool) -> tuple[list[tuple[str, int]], int]:
+        reply = client.check_output_stream(
+            {"sessionId": "rewind", "fullText": text, "lastCheckedOffset": last, "isFinal": final}
+        )
+        return [(v.matched_text, v.offset) for v in reply.new_violations], reply.watermark
+
+    clean = _LONG[:10_000]
+    _, watermark = call(clean, 0, False)
+    edited, at = _overwritten(clean, 100)
+    assert watermark - at > STREAM_CHECKSUM_BLOCK
+    rewound, watermark = call(edited[:watermark], watermark - 300, False)
+    at_final, _ = call(edited, watermark, True)
+    assert (_CARD.strip(), at) in rewound + at_final
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     edit_at=st.integers(0, 10_000),
