@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 
-from govcore.detection.chars import glues, is_digit
-from govcore.detection.detectors._printed import named_as_an_identifier
+from govcore.detection.chars import glues
 from govcore.detection.detectors.base import (
     DECIMAL_DIGIT,
     CandidatePattern,
@@ -23,9 +22,6 @@ _DATE = re.compile(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|\d{1,2}[./-]\d{1,2}[./-
 def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not bounded(text, start, end, glues):
         return None
-    if start >= 2 and text[start - 1] in "-./" and is_digit(text[start - 2]):
-        return None  # the inner groups of a longer number ("1-8340-95564-18-9"), as VALUE_START
-
     candidate = text[start:end]
     digits = digits_of(candidate)
     if not 7 <= len(digits) <= 15:
@@ -36,8 +32,6 @@ def _phone(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None  # an IPv4 address
     if re.fullmatch(r"\d{3}[-. ]\d{2}[-. ]\d{4}", candidate) and candidate[3] == candidate[6]:
         return None  # the US SSN shape, which its own detector judges
-    if named_as_an_identifier(text, start):
-        return None  # "TFN 123 456 782": the number is named, and it is no phone number
     return start, end, 0.7
 
 

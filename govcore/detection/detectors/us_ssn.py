@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from govcore.detection.chars import glues
-from govcore.detection.detectors._printed import named_as_an_identifier
 from govcore.detection.detectors.base import (
     DECIMAL_DIGIT,
     CandidatePattern,
@@ -35,8 +34,6 @@ def _ssn(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     separated = len(candidate) == 11 and candidate[3] == candidate[6] and candidate[3] in "- ."
     if len(candidate) != 9 and not separated:
         return None  # mixed or odd separators: not the SSN shape
-    if named_as_an_identifier(text, start):
-        return None  # "TFN 123456782": another country's number, named so
     if separated or _SSN_WORDS.search(text[max(0, start - 48) : start]) is not None:
         return start, end, 1.0
     return start, end, 0.8

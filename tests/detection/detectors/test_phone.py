@@ -67,20 +67,21 @@ def test_dates_with_a_time_or_dots_are_not_phone_numbers(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["TFN 123 456 782", "ABN: 51 824 753 556", "Aadhaar 2345 6789 0124", "SIN 130-692-544"]
+    "text",
+    [
+        "PAN: +1 415 555 2671",
+        "TFN 020 7946 0958",
+        "transit number: (415) 555-2671",
+        "Call 1/+1 415 555 2671",
+        "Room 12/+33 1 42 68 53 00",
+        "2-(415) 555-2671",
+    ],
 )
-def test_numbers_named_as_an_identifier_are_not_phone_numbers(text: str) -> None:
-    """Groups of digits that an identifier's name announces are that identifier, not a phone
-    number, while the same groups alone still read as one."""
-    assert found(PHONE, text) == []
-    assert found(PHONE, text.split(" ", 1)[1].lstrip()) != []
-
-
-def test_the_inner_groups_of_a_longer_number_are_no_phone_number() -> None:
-    """Groups joined by a hyphen, dot or slash to a digit before them (a Thai ID) continue that
-    number and are not a phone number on their own."""
-    assert found(PHONE, "ID 1-8340-95564-18-9 issued") == []
-    assert found(PHONE, "ID 1/8340 95564 18 issued") == []
+def test_words_or_digits_before_a_phone_number_do_not_hide_it(text: str) -> None:
+    """Another identifier's name, or a digit and a separator, just before a phone number do not
+    hide it from a rule that asks for phone numbers: whether the tenant also enables that
+    identifier is not this detector's to know, and an author of the text chooses the words."""
+    assert found(PHONE, text) != []
 
 
 @pytest.mark.parametrize(
