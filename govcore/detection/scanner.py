@@ -318,8 +318,12 @@ class Scanner:
         starts: dict[int, MatchStarts] = {}
         present: list[int] = []
         if self._pattern_search is not None:
-            starts = self._pattern_search.scan(data)
-            present += starts
+            reported = self._pattern_search.scan(data)
+            if reported is None:  # too many reports: RE2 searches them all, without hints
+                present += self._pattern_search.compiled_ids
+            else:
+                starts = reported
+                present += starts
         if self._set is not None:
             # RE2 answers with positions in its set, in no particular order.
             present += [self._re2_patterns[i] for i in self._set.Match(data) or ()]

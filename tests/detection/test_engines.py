@@ -200,6 +200,21 @@ def test_the_planted_values_are_found_so_the_comparison_is_not_of_empty_lists() 
     assert hits == _hits(re2_scanner, text)
 
 
+def test_a_text_that_makes_too_many_reports_is_searched_as_re2_would() -> None:
+    """A long run of digits makes every digit pattern report at almost every byte; past its
+    budget the Hyperscan pass stops and RE2 searches every pattern without hints: the same hits,
+    at about RE2's cost instead of millions of reports held in Python."""
+    re2_scanner, hyperscan_scanner = _scanners(json.dumps(EVERY_RULE))
+    search = hyperscan_scanner._pattern_search
+    assert search is not None
+    dense = "1" * 30_000
+    assert search.scan(dense.encode()) is None  # over budget
+    text = dense + " | " + " | ".join(PLANTED) + " " + "7" * 30_000
+    hits = _hits(hyperscan_scanner, text)
+    assert len(hits) > len(PLANTED) // 2
+    assert hits == _hits(re2_scanner, text)
+
+
 def _governance(engine: str) -> govcore.Governance:
     return govcore.Governance.from_config(
         {
