@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 from govcore.config import GovernanceSettings
 from govcore.errors import (
+    AuthenticationError,
     BackendError,
     GovcoreError,
     InvalidRequestError,
@@ -87,6 +89,7 @@ def create_app(
     mount: str = API_PREFIX,
     readiness_timeout: float = 5.0,
     body_timeout: float = 30.0,
+    metrics_token: str | None = None,
 ) -> GovernanceApp:
     """The ASGI application serving ``governance`` under ``mount``.
 
@@ -96,9 +99,16 @@ def create_app(
         readiness_timeout: seconds ``/readyz`` waits for the store before answering 503.
         body_timeout: seconds a request body may take to arrive in full; a slower one is
             answered 408 and its connection closed, so a client cannot hold a request open.
+        metrics_token: when set, ``/metrics`` answers only a request bearing it
+            (``Authorization: Bearer <token>``) and 401 otherwise: its labels name every
+            tenant and policy, which one tenant's callers need not see.
     """
     return GovernanceApp(
-        governance, mount=mount, readiness_timeout=readiness_timeout, body_timeout=body_timeout
+        governance,
+        mount=mount,
+        readiness_timeout=readiness_timeout,
+        body_timeout=body_timeout,
+        metrics_token=metrics_token,
     )
 
 
@@ -122,6 +132,7 @@ class GovernanceApp:
         mount: str,
         readiness_timeout: float,
         body_timeout: float = 30.0,
+        metrics_token: str | None = None,
     ) -> None:
         if mount and (not mount.startswith("/") or mount.endswith("/")):
             raise ValueError("mount must be empty or start with '/' and not end with '/'")
@@ -131,6 +142,7 @@ class GovernanceApp:
         self.mount = mount
         self.readiness_timeout = readiness_timeout
         self.body_timeout = body_timeout
+        self.metrics_token = metrics_token or None
         self._openapi: bytes | None = None
         self.stopping = False
         """Set by :meth:`begin_stop`: the server is draining, and ``/readyz`` answers 503."""
@@ -216,7 +228,7 @@ class GovernanceApp:
         if path == "/metrics":
             if method != "GET":
                 return _not_allowed(method, ["GET"])
-            return self._metrics()
+            return self._metrics(scope.get("headers", []))
         prefix = self.mount + "/"
         if not path.startswith(prefix):
             return _error(NotFoundError(self._outside_mount(method, path)))
@@ -262,8 +274,13 @@ class GovernanceApp:
                     return await self.governance.handle(method, target, headers, body)
         return await self.governance.handle(method, target, headers, body)
 
-    def _metrics(self) -> HttpResponse:
+    def _metrics(self, headers: list[tuple[bytes, bytes]]) -> HttpResponse:
         """``/metrics``: the served governance's Prometheus instruments, in the text format."""
+        token = self.metrics_token
+        if token is not None and not hmac.compare_digest(
+            (_presented_key(headers) or "").encode(), token.encode()
+        ):
+            return _error(AuthenticationError("/metrics needs the metrics token as a bearer token"))
         metrics: Metrics | None = getattr(self.governance, "metrics", None)
         if metrics is None:
             reason = (

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_ENV",
     "DEFAULT_GRACEFUL_TIMEOUT",
+    "METRICS_TOKEN_ENV",
     "ServerExtraMissingError",
     "app_from_environment",
     "build_app",
@@ -39,6 +40,8 @@ __all__ = [
 
 CONFIG_ENV = "GOVCORE_CONFIG"
 """The environment variable through which each worker process learns the configuration path."""
+METRICS_TOKEN_ENV = "GOVCORE_METRICS_TOKEN"  # noqa: S105 (the variable's name, not a secret)
+"""When set, ``/metrics`` answers only requests bearing this token (``Authorization: Bearer``)."""
 
 _FACTORY = "govcore.server.serve:app_from_environment"
 
@@ -65,7 +68,10 @@ def build_app(config: str) -> GovernanceApp:
     """
     # /metrics: the server extra brings prometheus-client; without it the rest still serves.
     metrics = Metrics.with_process_metrics() if metrics_available() else False
-    return create_app(AsyncGovernance.from_config(config, metrics=metrics))
+    return create_app(
+        AsyncGovernance.from_config(config, metrics=metrics),
+        metrics_token=os.environ.get(METRICS_TOKEN_ENV) or None,
+    )
 
 
 def app_from_environment() -> GovernanceApp:

@@ -54,6 +54,19 @@ def test_metrics_serves_the_prometheus_text(metered: govcore.Governance) -> None
     assert all(name.startswith("govcore_") for name in families)
 
 
+def test_metrics_with_a_token_answers_only_its_bearer(metered: govcore.Governance) -> None:
+    """With ``metrics_token`` (``GOVCORE_METRICS_TOKEN`` for ``govcore serve``), ``/metrics``,
+    whose labels name every tenant and policy, answers 401 without the token, with another
+    bearer (a tenant's API key among them) and 200 with it."""
+    app = create_app(ThreadedGovernance(metered), metrics_token="scrape-Secret-1")
+    assert call(app, "GET", "/metrics").status_code == 401
+    assert call(app, "GET", "/metrics", headers=bearer(CHECKS_KEY)).status_code == 401
+    assert call(app, "GET", "/metrics", headers=bearer("scrape-Secret-2")).status_code == 401
+    response = call(app, "GET", "/metrics", headers=bearer("scrape-Secret-1"))
+    assert response.status_code == 200
+    assert "govcore_requests" in response.text
+
+
 def test_metrics_takes_only_get(metered: govcore.Governance) -> None:
     """``/metrics`` is read-only: another method is 405 with ``allow: GET``."""
     response = call(create_app(ThreadedGovernance(metered)), "POST", "/metrics")
