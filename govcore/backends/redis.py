@@ -257,6 +257,13 @@ class RedisOptions:
         if parts.fragment:
             raise ValueError("a Redis URL takes no #fragment")
         if sentinel:
+            if parts.netloc.count("@") > 1 or "," in parts.netloc.rpartition("@")[0]:
+                # One user and password for the primary, before every host: a second "@"
+                # would make the rest of the list part of the password.
+                raise ValueError(
+                    "a Sentinel URL has one user:password@ before its list of hosts; "
+                    "sentinels' own credentials go in sentinel_username and sentinel_password"
+                )
             hosts = _sentinel_hosts(parts.netloc.rpartition("@")[2])
             service_name, db_text = _sentinel_path(parts.path)
         else:
