@@ -13,7 +13,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import re2  # type: ignore[import-untyped]
@@ -28,7 +27,6 @@ __all__ = [
     "digit_id_validator",
     "label_pattern",
     "labelled",
-    "named_as_an_identifier",
     "verhoeff_valid",
 ]
 
@@ -59,9 +57,6 @@ def digit_groups(candidate: str, separators: str = " -") -> tuple[int, ...] | No
 _LABEL_GAP = 24
 _LOOK_BACK = 96
 
-
-_LABEL_WORDS: list[str] = []
-"""The words of every identifier's label, as the country detectors made them."""
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -94,8 +89,6 @@ def label_pattern(ascii_words: str, other_words: str = "") -> Label:
     words = rf"\b(?:{ascii_words})\b"
     if other_words:
         words = rf"(?:{words}|{unicodedata.normalize('NFKC', other_words)})"
-    _LABEL_WORDS.append(words)
-    _any_label.cache_clear()
     return _label_before(words)
 
 
@@ -103,30 +96,9 @@ def _label_before(words: str, gap: str = rf"[^\d\n]{{0,{_LABEL_GAP}}}") -> Label
     return Label(re2.compile(rf"(?i)(?:{words}){gap}$", _RE2_OPTIONS))
 
 
-# Between any identifier's name and a value it takes from other detectors: punctuation, and
-# "is" or "no." at most ("TFN: ", '"sin": "', "ABN no. "). Some names are short words of other
-# languages ("nas" in Portuguese, "bir" in Turkish, "pan", "tin"), and a wider gap would let
-# them hide the phone number of "nas horas de expediente: 021 234 5678".
-_NAMING_GAP = r"[^\w\n]{0,6}(?:(?:is|no|nr|number|num)[^\w\n]{0,4})?"
-
-
-@cache
-def _any_label() -> Label:
-    """One pattern of every label, directly before the value, so that asking whether any names
-    a value is one search."""
-    return _label_before("|".join(_LABEL_WORDS), _NAMING_GAP)
-
-
 def labelled(text: str, start: int, label: Label) -> bool:
     """Whether a word of ``label`` (made by :func:`label_pattern`) names the value at ``start``."""
     return label.names(text, start)
-
-
-def named_as_an_identifier(text: str, start: int) -> bool:
-    """Whether the word of any country identifier names the value at ``start``: "TFN 123 456
-    782" is a TFN, not also an unlabelled ACN or SIN in three groups that happens to pass their
-    check, nor a phone number or an SSN. A detector asks after its own label has not matched."""
-    return labelled(text, start, _any_label())
 
 
 # The dihedral group D5: the multiplication table, the permutation applied at each position
@@ -206,8 +178,6 @@ def digit_id_validator(
             return None
         if labelled(text, start, label):
             return start, end, 1.0
-        if named_as_an_identifier(text, start):
-            return None
         factor = bare_factor if len(groups) == 1 else printed_factor
         return None if factor is None else (start, end, factor)
 

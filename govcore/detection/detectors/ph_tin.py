@@ -15,7 +15,6 @@ from govcore.detection.detectors._printed import (
     digit_groups,
     label_pattern,
     labelled,
-    named_as_an_identifier,
 )
 from govcore.detection.detectors.base import (
     DECIMAL_DIGIT,
@@ -51,8 +50,6 @@ def _tin(text: str, start: int, end: int) -> tuple[int, int, float] | None:
         return None
     if labelled(text, start, _LABEL):
         return start, end, 1.0
-    if named_as_an_identifier(text, start):
-        return None
     return (start, end, 0.7) if len(groups) > 1 else None
 
 

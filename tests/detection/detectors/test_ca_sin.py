@@ -48,8 +48,10 @@ def test_near_misses_are_not_found(text: str) -> None:
     assert found(RULE, text) == []
 
 
-def test_a_value_named_as_another_identifier_is_not_a_sin() -> None:
-    """Three groups after "TFN" or "routing number" are that identifier's, not a SIN's."""
+def test_another_identifiers_name_does_not_hide_a_sin() -> None:
+    """A SIN in three groups after "TFN" or "routing number" is still reported by a rule that
+    asks for SINs (as a printed SIN without its own name): the words before a value are the
+    text's author's, and a rule that never enabled TFNs must not lose SINs to that word."""
     sin = _printed(SINS[0])
-    assert found(RULE, f"TFN {sin}") == []
-    assert found(RULE, f"ABA routing {sin}") == []
+    assert found(RULE, f"TFN {sin}") == [sin]
+    assert found(RULE, f"ABA routing {sin}") == [sin]
