@@ -7,10 +7,9 @@ since thirteen digits without a check are as often something else."""
 
 from __future__ import annotations
 
-import datetime
-
 from govcore.detection.detectors._printed import digit_id_validator, label_pattern
 from govcore.detection.detectors.base import DECIMAL_DIGIT, CandidatePattern, Detector
+from govcore.detection.detectors.national import valid_date
 
 __all__ = ["DETECTOR", "rrn_valid"]
 
@@ -31,20 +30,12 @@ _CENTURY = {
 }
 
 
-def _is_date(year: int, month: int, day: int) -> bool:
-    try:
-        datetime.date(year, month, day)
-    except ValueError:
-        return False
-    return True
-
-
 def rrn_valid(digits: list[int]) -> bool:
     """A real birth date, and the check digit: 11 less the weighted sum mod 11, mod 10."""
     if len(digits) != 13:
         return False
     year = _CENTURY[digits[6]] + digits[0] * 10 + digits[1]
-    if not _is_date(year, digits[2] * 10 + digits[3], digits[4] * 10 + digits[5]):
+    if not valid_date(year, digits[2] * 10 + digits[3], digits[4] * 10 + digits[5]):
         return False
     total = sum(w * d for w, d in zip(_WEIGHTS, digits, strict=False))
     return (11 - total % 11) % 10 == digits[12]
