@@ -1,10 +1,18 @@
 """The ``au_abn`` detector: Australian business numbers, eleven digits passing the ABR's
-weighted mod-89 check, printed ``51 824 753 556`` or as one run."""
+weighted mod-89 check, printed ``51 824 753 556`` or as one run, or with the ``AU`` country
+prefix of a VAT-style number (``AU51824753556``)."""
 
 from __future__ import annotations
 
+from govcore.detection.chars import glues
 from govcore.detection.detectors._printed import digit_id_validator, label_pattern
-from govcore.detection.detectors.base import DECIMAL_DIGIT, CandidatePattern, Detector
+from govcore.detection.detectors.base import (
+    DECIMAL_DIGIT,
+    CandidatePattern,
+    Detector,
+    bounded,
+    digits_of,
+)
 
 __all__ = ["DETECTOR", "abn_valid"]
 
@@ -21,6 +29,15 @@ def abn_valid(digits: list[int]) -> bool:
 
 _LABEL = label_pattern(r"abns?|australian\s+business\s+(?:number|no\.?)")
 _ND = DECIMAL_DIGIT
+
+
+def _prefixed(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    """``AU`` and the eleven digits in one run: the prefix names the number as a label would."""
+    if text[start : start + 2] != "AU" or not bounded(text, start, end, glues):
+        return None
+    digits = digits_of(text[start + 2 : end])
+    return (start, end, 1.0) if abn_valid(digits) else None
+
 
 DETECTOR = Detector(
     kind="au_abn",
@@ -41,5 +58,6 @@ DETECTOR = Detector(
                 bare_factor=0.7,
             ),
         ),
+        CandidatePattern(rf"\bAU{_ND}{{11}}", _prefixed),
     ),
 )

@@ -41,8 +41,10 @@ def _nif(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     candidate = text[start:end]
     letter = candidate[-1].upper()
     digits = digits_of(candidate)
-    if len(set(digits)) == 1:
-        return None  # 00000000T and the like: placeholders
+    if not any(digits):
+        # 00000000T is the form-filler's placeholder, no one's number. Other repeated digits
+        # (55555555K) are numbers the Ministry issues like any other.
+        return None
     if candidate[0].isalpha() and candidate[0].upper() not in "KLM":
         return None
     return (start, end, 1.0) if dni_letter(_number(digits)) == letter else None
@@ -57,8 +59,8 @@ DETECTOR = Detector(
     example="12345678Z",
     patterns=(
         CandidatePattern(
-            # "12345678Z", "12345678-Z", "12.345.678-Z", "K1234567S".
-            rf"(?:{_ND}{{8}}|{_ND}{{2}}\.{_ND}{{3}}\.{_ND}{{3}}|[KLMklm]{_ND}{{7}})[ \-]?[A-Za-z]",
+            # "12345678Z", "12345678-Z", "12.345.678-Z", "K1234567S", "M-1234567-L".
+            rf"(?:{_ND}{{8}}|{_ND}{{2}}\.{_ND}{{3}}\.{_ND}{{3}}|[KLMklm]-?{_ND}{{7}})[ \-]?[A-Za-z]",
             _nif,
         ),
     ),

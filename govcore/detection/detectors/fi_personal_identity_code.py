@@ -5,7 +5,8 @@ check character, the nine digits modulo 31 in the Digital and Population Data Se
 Agency's table.
 
 The check is validated and the shape is distinctive, so the code is found anywhere at 1.0 of
-the rule's confidence.
+the rule's confidence, in capitals or, as some forms and databases store it, in lower case
+(``131052a308t``); a code whose two letters mix cases is refused.
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ def _identity_code(text: str, start: int, end: int) -> tuple[int, int, float] | 
         return None
     code = text[start:end]
     sign, check = code[6], code[10]
-    if sign not in _CENTURIES or not check.isascii() or (check.isalpha() and not check.isupper()):
+    letters = [char for char in (sign, check) if char.isalpha()]
+    if not check.isascii() or len({char.isupper() for char in letters}) > 1:
+        # Mixed cases ("131052a308T"): a token, not a code as anyone writes it.
+        return None
+    sign, check = sign.upper(), check.upper()
+    if sign not in _CENTURIES:
         return None
     digits = digits_of(code[:6] + code[7:10])
     day, month, year = (digits[0] * 10 + digits[1], digits[2] * 10 + digits[3],

@@ -27,6 +27,8 @@ def _pan(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     letters = candidate[:5] + candidate[9]
     if not (letters.isupper() or letters.islower()):
         return None  # "AbcPd1234e" is a word or a token, not a PAN as printed
+    if candidate[5:9] == "0000":
+        return None  # serials run from 0001: "AAAAA0000A" is a placeholder
     if labelled(text, start, _LABEL):
         return start, end, 1.0
     return start, end, 0.8 if letters.isupper() else 0.7

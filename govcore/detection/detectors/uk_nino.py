@@ -3,7 +3,9 @@ letters that HMRC allocates, six digits and a suffix A to D.
 
 The number has no check digit, so it is a shape: with its suffix it is found anywhere (0.85 of
 the rule's confidence, 1.0 after a word such as "National Insurance" or "NINO"); without its
-suffix only after such a word.
+suffix only after such a word. In lower case (``ab 12 34 56 c``, as some forms store it) it is
+found at 0.7 with its suffix, 1.0 after such a word: a lower-case token of that shape is more
+often a code of some software.
 """
 
 from __future__ import annotations
@@ -42,13 +44,24 @@ def _prefix_ok(prefix: str) -> bool:
 
 
 def _nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not _prefix_ok(text[start : start + 2]):
+    return _checked(text, start, end, text[start], text[start + 1], text[end - 1], 0.85)
+
+
+def _lower_case_nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    first, second, suffix = text[start].upper(), text[start + 1].upper(), text[end - 1].upper()
+    return _checked(text, start, end, first, second, suffix, 0.7)
+
+
+def _checked(
+    text: str, start: int, end: int, first: str, second: str, suffix: str, unnamed: float
+) -> tuple[int, int, float] | None:
+    """The validation of both cases, given the prefix's and the last character's capitals."""
+    if not _prefix_ok(first + second):
         return None
     named = named_before(text, start, _NINO_WORDS)
-    suffix = text[end - 1]
     if suffix.isalpha():
         if suffix in "ABCD" and bounded(text, start, end, glues):
-            return start, end, 1.0 if named else 0.85
+            return start, end, 1.0 if named else unnamed
         # "AB 12 34 56 Apples", "... 56 Cat": the letter begins a word, the number ends
         # before it.
         end -= 1
@@ -72,6 +85,10 @@ DETECTOR = Detector(
             # or a product code is no candidate.
             rf"(?-i:\b[A-Z]{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}(?:[ \-]?[A-Z])?)",
             _nino,
+        ),
+        CandidatePattern(
+            rf"(?-i:\b[a-z]{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}[ \-]?{_ND}{{2}}(?:[ \-]?[a-z])?)",
+            _lower_case_nino,
         ),
     ),
     contains_other_kinds=True,

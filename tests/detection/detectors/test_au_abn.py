@@ -32,6 +32,15 @@ def test_valid_abns_are_found(abn: str, form: str, factor: float) -> None:
     assert hit.confidence == pytest.approx(0.9 * factor)
 
 
+def test_with_the_au_prefix_it_is_found_at_full_confidence() -> None:
+    text = f"VAT AU{ABNS[1]} registered"
+    [hit] = scanner(RULE).scan(text)
+    assert text[hit.start : hit.end] == f"AU{ABNS[1]}"
+    assert hit.confidence == pytest.approx(0.9)
+    assert found(RULE, f"VAT AU{wrong_last(ABNS[1])} registered") == []
+    assert found(RULE, f"VAT XAU{ABNS[1]} registered") == []
+
+
 def test_abns_in_json_and_german_prose_are_found() -> None:
     """ABNs are found as JSON values and in German prose."""
     assert found(RULE, f'{{"abn":"{ABNS[0]}"}}') == [ABNS[0]]

@@ -49,6 +49,15 @@ def test_a_dni_is_found_in_every_printed_form(value: str) -> None:
 def test_the_k_l_m_forms() -> None:
     value = f"L{dni(1234567)[1:]}"  # seven digits, the letter of their number
     assert found(NIF, f"NIF {value}") == [value]
+    dashed = f"M-{value[1:8]}-{value[8]}"
+    assert found(NIF, f"NIF {dashed}") == [dashed]
+
+
+@pytest.mark.parametrize("digit", [1, 5, 9])
+def test_a_number_of_one_repeated_digit_is_a_number_like_any_other(digit: int) -> None:
+    """Only the all-zero number is a placeholder; 55555555K has its letter and is issued."""
+    value = dni(int(str(digit) * 8))
+    assert found(NIF, f"DNI {value}") == [value]
 
 
 def off_by_one(value: str) -> str:
@@ -65,6 +74,7 @@ def off_by_one(value: str) -> str:
         DNIS[0] + "X",  # glued to a letter
         "A" + DNIS[0][1:],  # not a K, L or M form
         "00000000T",  # passes the table, a placeholder
+        "M-1234567L".replace("L", off_by_one(f"L{dni(1234567)[1:]}")[-1]),  # dashed, wrong letter
     ],
 )
 def test_dni_near_misses_are_not_found(text: str) -> None:

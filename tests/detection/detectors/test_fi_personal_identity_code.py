@@ -49,10 +49,16 @@ def test_a_code_is_found_anywhere(code: str) -> None:
         hetu(29, 2, 2001, "A", 123),  # not a leap year
         hetu(13, 10, 1952, "G", 308),  # G is no century sign
         hetu(13, 10, 1952, "-", 1),  # individual numbers start at 002
-        "131052-308t",
+        "131052a308T",  # the two letters in different cases
+        "131052A308t",
         "131052308T",
         "1131052-308T",
     ],
 )
 def test_near_misses_are_not_found(code: str) -> None:
     assert found(HETU, f"id {code} ok") == []
+
+
+@pytest.mark.parametrize("code", ["131052a308t", "131052-308t"])
+def test_in_lower_case_too(code: str) -> None:
+    assert found(HETU, f"hetu {code} ok") == [code]

@@ -38,6 +38,7 @@ def test_pans_are_found(text: str, value: str, factor: float) -> None:
         "PAN AbcPd1234E",  # mixed case
         "GSTIN 27AAPFU0939F1ZV",  # the PAN inside a GSTIN is not a PAN standing alone
         "PAN 1ABCPD1234E",
+        "PAN ABCPD0000E",  # serials start at 0001
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:

@@ -29,7 +29,7 @@ def test_the_reference_values() -> None:
 
 @pytest.mark.parametrize("vat", VALID)
 def test_with_the_it_prefix_it_is_found_anywhere(vat: str) -> None:
-    for written in (f"IT{vat}", f"IT {vat}"):
+    for written in (f"IT{vat}", f"IT {vat}", f"IT-{vat}", f"IT - {vat}", f"IT: {vat}"):
         text = f"Fattura a {written} del 3 marzo"
         [hit] = scanner(VAT).scan(text)
         assert text[hit.start : hit.end] == written
@@ -57,6 +57,8 @@ def wrong_check(vat: str) -> str:
         f"P.IVA {VALID[0][:10]}",
         f"it{VALID[0]}",  # a lower-case prefix is not the EU's
         f"IT{wrong_check(VALID[1])}",
+        f"IT-{wrong_check(VALID[2])}",
+        f"IT / {VALID[0]}",  # no separator the EU number is printed with
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:

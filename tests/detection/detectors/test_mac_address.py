@@ -1,11 +1,12 @@
-"""The ``mac_address`` detector (govcore/detection/detectors/mac_address.py): colon, hyphen and
-Cisco dotted forms, one separator throughout, not part of a longer run."""
+"""The ``mac_address`` detector (govcore/detection/detectors/mac_address.py): colon, hyphen,
+space and Cisco dotted forms of EUI-48 and EUI-64, one separator throughout, not part of a longer
+run, not the broadcast address."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.detection.scanning import found
+from tests.detection.scanning import found, scanner
 
 RULE = {"pii": "mac_address"}
 
@@ -37,8 +38,35 @@ def test_mac_addresses_are_found(text: str, mac: str) -> None:
         "x00:1A:2B:3C:4D:5E",
         "001a2b3c4d5e",  # twelve bare hex digits: anything
         "time 12:30:45",
+        "00:1a:2b:3c:4d:5e:6f",  # seven pairs: neither EUI-48 nor EUI-64
+        "01:02:03:04:05:06::ab",  # an IPv6-style "::" goes on with the run
+        "Broadcast: FF:FF:FF:FF:FF:FF",  # names no device
+        "ff-ff-ff-ff-ff-ff-ff-ff",
+        "scores 10 20 30 40 50 60",  # spaced pairs without a letter: numbers
+        "be ad de ed fa ce",  # spaced pairs without a digit: words
+        "0000: 00 1a 2b 3c 4d 5e 6f 70 81 92",  # a hex dump's row goes on
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
     """Five pairs, mixed separators, a longer run, a non-hex digit, glue, bare hex or a time are no MAC address."""
     assert found(RULE, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "mac"),
+    [
+        ("EUI-64 02:1a:2b:ff:fe:3c:4d:5e", "02:1a:2b:ff:fe:3c:4d:5e"),
+        ("node 01-02-03-04-05-06-07-ab joined", "01-02-03-04-05-06-07-ab"),
+        ("ieee 0102.0304.0506.07ab", "0102.0304.0506.07ab"),
+    ],
+)
+def test_eui64_addresses_are_found(text: str, mac: str) -> None:
+    assert found(RULE, text) == [mac]
+
+
+def test_space_separated_pairs_are_found_below_the_blocking_confidence() -> None:
+    text = "BSSID A9 C5 D4 9F EB D3 seen"
+    [hit] = scanner(RULE).scan(text)
+    assert text[hit.start : hit.end] == "A9 C5 D4 9F EB D3"
+    assert hit.confidence == pytest.approx(0.9 * 0.8)
+    assert found(RULE, "id 01 02 03 04 05 06 07 ab") == ["01 02 03 04 05 06 07 ab"]

@@ -55,10 +55,20 @@ def test_after_its_name_at_full_confidence_and_spaced_as_printed() -> None:
         "MORGA753326SM9IJ",  # day 32
         "MO9GA753116SM9IJ",  # a letter after the padding
         "9ORGA753116SM9IJ",
-        "morga753116sm9ij",
+        "MORGA753116sm9ij",  # mixed cases
+        "morga713116sm9ij",  # month 13, in lower case
         "XMORGA753116SM9IJ",
         "MORGA753116SM9IJK",
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
     assert found(LICENCE, f"licence {text} end") == []
+
+
+def test_in_lower_case_weaker_unless_named() -> None:
+    [bare] = scanner(LICENCE).scan("copy morga753116sm9ij attached")
+    assert bare.confidence == pytest.approx(0.9 * 0.7)
+    text = "Driving licence: morga753116sm9ij"
+    [named] = scanner(LICENCE).scan(text)
+    assert text[named.start : named.end] == "morga753116sm9ij"
+    assert named.confidence == pytest.approx(0.9)

@@ -53,7 +53,10 @@ def test_without_its_suffix_only_after_its_name() -> None:
         "NK 12 34 56 C",
         "TN 12 34 56 C",
         "AB 12 34 56 E",  # suffixes are A to D
-        "ab 12 34 56 c",  # printed in capitals
+        "Ab 12 34 56 C",  # mixed cases
+        "ab 12 34 56 C",
+        "qq 12 34 56 c",  # the prefix rules hold in lower case too
+        "ab 12 34 56 e",
         "XAB123456C",  # glued to a letter
         "AB1234567C",  # seven digits
         "AB 12 34 56 C7",
@@ -67,3 +70,16 @@ def test_in_json_and_other_languages() -> None:
     payload = json.dumps({"employee": {"ni": "JG103729B", "name": "Ann"}})
     assert found(NINO, payload) == ["JG103729B"]
     assert found(NINO, "Die Versicherungsnummer lautet CE 123456 A.") == ["CE 123456 A"]
+
+
+def test_in_lower_case_weaker_unless_named() -> None:
+    """Some forms store the number in lower case: found, below the blocking confidence unless
+    its name comes before it."""
+    [bare] = scanner(NINO).scan("ref ab 12 34 56 c ok")
+    assert bare.confidence == pytest.approx(0.9 * 0.7)
+    text = "NINO: tw987654a"
+    [named] = scanner(NINO).scan(text)
+    assert text[named.start : named.end] == "tw987654a"
+    assert named.confidence == pytest.approx(0.9)
+    assert found(NINO, "NI number ab 12 34 56 next") == ["ab 12 34 56"]
+    assert found(NINO, "ticket ab 12 34 56 next") == []
