@@ -1,9 +1,13 @@
-"""The ``crypto`` detector: Bitcoin addresses of the main network, Base58Check (P2PKH ``1...``,
-P2SH ``3...``) with their double-SHA-256 checksum, and segwit addresses (``bc1...``) with their
-Bech32 (witness version 0, BIP 173) or Bech32m (versions 1 to 16, BIP 350) checksum.
+"""The ``crypto`` detector: cryptocurrency wallet addresses.
 
-Test-network addresses (``m``, ``n``, ``2``, ``tb1``) hold no value and fill documentation, so
-they are not reported.
+- Bitcoin addresses of the main network: Base58Check (P2PKH ``1...``, P2SH ``3...``) with their
+  double-SHA-256 checksum, and segwit addresses (``bc1...``) with their Bech32 (witness version
+  0, BIP 173) or Bech32m (versions 1 to 16, BIP 350) checksum. Test-network addresses (``m``,
+  ``n``, ``2``, ``tb1``) hold no value and fill documentation, so they are not reported.
+- Ethereum addresses (``0x`` and 40 hex digits, also those of the networks that share Ethereum's
+  format). Written in mixed case, the case of each letter is a checksum (EIP-55), which must
+  hold; in one case throughout there is no checksum, and the value is reported weaker: 40 hex
+  digits after ``0x`` can be any 160-bit value.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ import hashlib
 
 from govcore.detection.chars import glues
 from govcore.detection.detectors.base import CandidatePattern, Detector, bounded
+from govcore.detection.keccak import keccak_256
 from govcore.detection.secrets.token_checks import BECH32_ALPHABET, bech32_residue
 
-__all__ = ["DETECTOR", "base58check_address", "segwit_address"]
+__all__ = ["DETECTOR", "base58check_address", "eip55_checksum_ok", "segwit_address"]
 
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58_VALUE = {char: value for value, char in enumerate(_BASE58)}
@@ -75,6 +80,32 @@ def _regroup(values: list[int]) -> bytes | None:
     return bytes(out)
 
 
+def eip55_checksum_ok(hex_digits: str) -> bool:
+    """EIP-55: a letter of the address is a capital exactly where the matching hex digit of the
+    Keccak-256 hash of the lower-case address is 8 or more."""
+    digest = keccak_256(hex_digits.lower().encode("ascii")).hex()
+    return all(
+        char.isupper() == (int(nibble, 16) >= 8)
+        for char, nibble in zip(hex_digits, digest, strict=False)
+        if char.isalpha()
+    )
+
+
+# Without the mixed-case checksum an address is only a shape: reported below the blocking
+# confidence.
+_UNCHECKED_ETHEREUM_FACTOR = 0.7
+
+
+def _ethereum(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if not bounded(text, start, end, glues) or text[start + 1] != "x":
+        return None  # "0X..." is no address as printed
+    hex_digits = text[start + 2 : end]
+    letters = [char for char in hex_digits if char.isalpha()]
+    if any(char.isupper() for char in letters) and any(char.islower() for char in letters):
+        return (start, end, 1.0) if eip55_checksum_ok(hex_digits) else None
+    return start, end, _UNCHECKED_ETHEREUM_FACTOR
+
+
 def _base58(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not bounded(text, start, end, glues):
         return None
@@ -92,12 +123,13 @@ def _segwit(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 
 DETECTOR = Detector(
     kind="crypto",
-    explanation="contains a Bitcoin address",
+    explanation="contains a cryptocurrency address",
     replacement="[crypto address removed]",
     example="1BoatSLRHtKNngkdXEeobR76b53LETtpyT",
     patterns=(
         # Base58 is case-sensitive; the scanner's patterns fold case unless told not to.
         CandidatePattern(r"(?-i:[13][1-9A-HJ-NP-Za-km-z]{25,34})", _base58),
         CandidatePattern(r"bc1[02-9ac-hj-np-z]{11,87}", _segwit),
+        CandidatePattern(r"\b0x[0-9a-f]{40}", _ethereum),
     ),
 )

@@ -1,5 +1,6 @@
 """The ``in_aadhaar`` detector: Indian Aadhaar numbers, twelve digits, the first 2 to 9, the last
-a Verhoeff check digit (UIDAI), printed in three groups of four (``2345 6789 0124``)."""
+a Verhoeff check digit (UIDAI), printed in three groups of four (``2345 6789 0124``; forms and
+exports also join them with hyphens or colons)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,25 @@ _LABEL = label_pattern(
 )
 _ND = DECIMAL_DIGIT
 
+# One twelve-digit number in ten passes Verhoeff: in UIDAI's groups of four it is an Aadhaar
+# number; as a bare run, weaker.
+_GROUPED = digit_id_validator(
+    length=12,
+    printed=((4, 4, 4),),
+    check=aadhaar_valid,
+    label=_LABEL,
+    printed_factor=1.0,
+    bare_factor=0.7,
+    separators=" -:",
+)
+
+
+def _aadhaar(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if text[start - 1 : start] == ":" or text[end : end + 1] == ":":
+        return None  # one more colon-joined group: a longer run (an IPv6 address, a key)
+    return _GROUPED(text, start, end)
+
+
 DETECTOR = Detector(
     kind="in_aadhaar",
     explanation="contains an Indian Aadhaar number",
@@ -30,17 +50,8 @@ DETECTOR = Detector(
     example="2345 6789 0124",
     patterns=(
         CandidatePattern(
-            rf"{_ND}{{4}}[ -]?{_ND}{{4}}[ -]?{_ND}{{4}}",
-            # One twelve-digit number in ten passes Verhoeff: in UIDAI's groups of four it is
-            # an Aadhaar number; as a bare run, weaker.
-            digit_id_validator(
-                length=12,
-                printed=((4, 4, 4),),
-                check=aadhaar_valid,
-                label=_LABEL,
-                printed_factor=1.0,
-                bare_factor=0.7,
-            ),
+            rf"{_ND}{{4}}[ :-]?{_ND}{{4}}[ :-]?{_ND}{{4}}",
+            _aadhaar,
         ),
     ),
 )

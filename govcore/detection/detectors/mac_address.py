@@ -23,32 +23,40 @@ _SPACED_FACTOR = 0.8
 def _continues(text: str, start: int, end: int, separator: str) -> bool:
     """Whether the address's separator joins it to more of the run on either side: hex digits
     (an IPv6 address, a fingerprint, an OID) or the separator again (``::``). Spaces join words
-    too, so there the run goes on only with another pair of hex digits standing alone (a hex
-    dump's row), not with a word ("BSSID", "added")."""
+    too, so there the run goes on only with a hex token (a hex dump's row, ``A9C5``), not with a
+    word ("BSSID", "added")."""
     if separator == " ":
-        return _pair_before(text, start) or _pair_after(text, end)
+        return _hex_token(_token_before(text, start)) or _hex_token(_token_after(text, end))
     before = start >= 2 and text[start - 1] == separator and text[start - 2] in _HEX | {separator}
     after = end + 1 < len(text) and text[end] == separator and text[end + 1] in _HEX | {separator}
     return before or after
 
 
-def _pair_before(text: str, start: int) -> bool:
-    pair = text[max(0, start - 3) : start - 1]
-    return (
-        len(pair) == 2
-        and text[start - 1] == " "
-        and all(char in _HEX for char in pair)
-        and (start < 4 or not text[start - 4].isalnum())
-    )
+def _token_before(text: str, start: int) -> str:
+    if start < 2 or text[start - 1] != " ":
+        return ""
+    first = start - 1
+    while first > 0 and not text[first - 1].isspace() and start - first <= 9:
+        first -= 1
+    return text[first : start - 1]
 
 
-def _pair_after(text: str, end: int) -> bool:
-    pair = text[end + 1 : end + 3]
+def _token_after(text: str, end: int) -> str:
+    if end >= len(text) - 1 or text[end] != " ":
+        return ""
+    last = end + 1
+    while last < len(text) and not text[last].isspace() and last - end <= 9:
+        last += 1
+    return text[end + 1 : last]
+
+
+def _hex_token(token: str) -> bool:
+    """A token of hex digits that is a pair, or holds a digit: words spelt in a to f ("add",
+    "face") hold none."""
     return (
-        len(pair) == 2
-        and text[end] == " "
-        and all(char in _HEX for char in pair)
-        and (end + 3 >= len(text) or not text[end + 3].isalnum())
+        bool(token)
+        and all(char in _HEX for char in token)
+        and (len(token) == 2 or any(char.isdigit() for char in token))
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.detection.detectors.world_refs import base58check, segwit
-from tests.detection.scanning import found
+from tests.detection.scanning import found, scanner
 
 RULE = {"pii": "crypto"}
 HASH = bytes.fromhex("751e76e8199196d454941c45d1b3a323f1433bd6")
@@ -55,3 +55,42 @@ def _flip(address: str) -> str:
 def test_near_misses_are_not_found(address: str) -> None:
     """A changed character, test-network addresses, the wrong checksum variant or program length, mixed case or glue are no address."""
     assert found(RULE, f"send to {address} please") == []
+
+
+# Addresses printed with their EIP-55 checksum in the proposal's own examples.
+EIP55 = [
+    "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+    "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+    "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
+    "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb",
+]
+
+
+@pytest.mark.parametrize("address", EIP55)
+def test_ethereum_addresses_with_their_checksum_are_found(address: str) -> None:
+    text = f"Send it to {address} today"
+    [hit] = scanner(RULE).scan(text)
+    assert text[hit.start : hit.end] == address
+    assert hit.confidence == pytest.approx(0.9)
+
+
+def test_an_ethereum_address_in_one_case_is_found_weaker() -> None:
+    """Without mixed case there is no checksum: any 160-bit value printed after 0x."""
+    for address in (EIP55[0].lower(), "0x" + EIP55[0][2:].upper()):
+        [hit] = scanner(RULE).scan(f"wallet {address}")
+        assert hit.confidence == pytest.approx(0.9 * 0.7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        EIP55[0][:-1] + EIP55[0][-1].swapcase(),  # one letter's case flipped: checksum fails
+        EIP55[1][:10] + EIP55[1][10:].swapcase(),
+        EIP55[0] + "1",  # 41 hex digits
+        EIP55[0][:-1],  # 39
+        "0X" + EIP55[0][2:],  # the prefix in capitals
+        "x" + EIP55[0],  # glued
+    ],
+)
+def test_ethereum_near_misses_are_not_found(text: str) -> None:
+    assert found(RULE, f"to {text} now") == []

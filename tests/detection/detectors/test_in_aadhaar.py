@@ -24,6 +24,7 @@ def _grouped(number: str, sep: str = " ") -> str:
     [
         ("ID {} verified", "spaces", 1.0),
         ("ID {} verified", "hyphens", 1.0),
+        ("ID {} verified", "colons", 1.0),
         ("ID {} verified", "bare", 0.7),
         ("Aadhaar: {}", "bare", 1.0),
         ("मेरा आधार नंबर {} है", "spaces", 1.0),
@@ -32,7 +33,11 @@ def _grouped(number: str, sep: str = " ") -> str:
 )
 def test_valid_numbers_are_found(number: str, template: str, form: str, factor: float) -> None:
     """Valid numbers are found grouped, hyphenated, bare (weaker) and after their name in English or Hindi."""
-    value = {"spaces": _grouped(number), "hyphens": _grouped(number, "-")}.get(form, number)
+    value = {
+        "spaces": _grouped(number),
+        "hyphens": _grouped(number, "-"),
+        "colons": _grouped(number, ":"),
+    }.get(form, number)
     text = template.format(value)
     [hit] = scanner(RULE).scan(text)
     assert text[hit.start : hit.end] == value
@@ -63,3 +68,12 @@ def test_the_last_twelve_digits_of_a_longer_grouped_number_are_not_one() -> None
     number = NUMBERS[0]
     assert found(RULE, f"card 4111 {_grouped(number)} exp") == []
     assert found(RULE, f"account {_grouped(number)} 0042") == []
+
+
+def test_a_colon_joined_run_of_more_groups_is_no_aadhaar_number() -> None:
+    """Colons join the groups of a longer run too (an IPv6 address, a key): one more group on
+    either side and the twelve digits are a part of it."""
+    grouped = _grouped(NUMBERS[0], ":")
+    assert found(RULE, f"key {grouped}:1234") == []
+    assert found(RULE, f"key 1234:{grouped}") == []
+    assert found(RULE, f"key {grouped[:9]} {grouped[10:]}") == []  # mixed separators

@@ -45,6 +45,7 @@ def test_mac_addresses_are_found(text: str, mac: str) -> None:
         "scores 10 20 30 40 50 60",  # spaced pairs without a letter: numbers
         "be ad de ed fa ce",  # spaced pairs without a digit: words
         "0000: 00 1a 2b 3c 4d 5e 6f 70 81 92",  # a hex dump's row goes on
+        "A9C5 D4 9F EB D3 B6 65",  # a hex group before the pairs: a longer run
     ],
 )
 def test_near_misses_are_not_found(text: str) -> None:
