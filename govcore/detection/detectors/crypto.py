@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 
+from Crypto.Hash import keccak
+
 from govcore.detection.chars import glues
 from govcore.detection.detectors.base import CandidatePattern, Detector, bounded
-from govcore.detection.keccak import keccak_256
 from govcore.detection.secrets.token_checks import BECH32_ALPHABET, bech32_residue
 
 __all__ = ["DETECTOR", "base58check_address", "eip55_checksum_ok", "segwit_address"]
@@ -83,13 +84,16 @@ def _regroup(values: list[int]) -> bytes | None:
 def eip55_checksum_ok(hex_digits: str) -> bool:
     """EIP-55: a letter of the address is a capital exactly where the matching hex digit of the
     Keccak-256 hash of the lower-case address is 8 or more."""
-    digest = keccak_256(hex_digits.lower().encode("ascii")).hex()
-    return all(
-        char.isupper() == (int(nibble, 16) >= 8)
-        for char, nibble in zip(hex_digits, digest, strict=False)
-        if char.isalpha()
+    lower = hex_digits.lower()
+    digest = keccak.new(digest_bits=256, data=lower.encode("ascii")).hexdigest()
+    expected = "".join(
+        char.upper() if nibble in _HIGH_NIBBLES else char
+        for char, nibble in zip(lower, digest, strict=False)
     )
+    return expected == hex_digits
 
+
+_HIGH_NIBBLES = frozenset("89abcdef")
 
 # Without the mixed-case checksum an address is only a shape: reported below the blocking
 # confidence.
