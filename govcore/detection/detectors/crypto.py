@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import hashlib
 
-from Crypto.Hash import keccak
-
 from govcore.detection.chars import glues
 from govcore.detection.detectors.base import CandidatePattern, Detector, bounded
 from govcore.detection.secrets.token_checks import BECH32_ALPHABET, bech32_residue
@@ -84,6 +82,10 @@ def _regroup(values: list[int]) -> bytes | None:
 def eip55_checksum_ok(hex_digits: str) -> bool:
     """EIP-55: a letter of the address is a capital exactly where the matching hex digit of the
     Keccak-256 hash of the lower-case address is 8 or more."""
+    # Imported at the first mixed-case candidate, not with govcore: loading pycryptodome's
+    # native library costs tens of milliseconds that most processes never need.
+    from Crypto.Hash import keccak
+
     lower = hex_digits.lower()
     digest = keccak.new(digest_bits=256, data=lower.encode("ascii")).hexdigest()
     expected = "".join(
