@@ -141,6 +141,9 @@ THRESHOLD_GRIDS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 EXTRA_OPTIONS: dict[str, dict[str, tuple[Any, ...]]] = {
     # A wider grid (field weights, example weight, query-norm floor: 90 settings) was tried
     # and lost held-out F1 (0.60 against 0.61): it fits the training folds, not the task.
+    # The floor of matched IDF mass, "min_matched_idf": (0.0, 4.0, 6.0, 8.0), was swept too:
+    # F1 is flat across it, so the folds chose it by noise (0 in 7 of 10), and it stays off
+    # (docs/decisions/selection-calibration.md); add it back here to measure it again.
     "tfidf": {"context_weight": (0.5, 1.0, 1.5), "min_query_terms": (1.0, 2.0, 3.0, 5.0)},
     "hybrid": {"semantic_floor": (0.05, 0.15, 0.25), "centering": (0.0, 0.5, 1.0)},
 }

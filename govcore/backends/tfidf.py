@@ -58,6 +58,13 @@ class TfidfRetriever:
         context_discount: with recent context, a policy keeps the better of its score for the
             message alone and this times its score for the message read with its context, so
             that the current message leads and a new subject is not delayed.
+        min_matched_idf: a policy whose matched evidence for the message (the summed IDF of
+            the message's scored terms it contains, plus ``context_weight`` times the context's
+            with context) is below this, or below half the message's own when that is lower,
+            scores 0 on its text; its examples still count. An absolute floor, whatever the
+            message's length, where the cosine is a share of it. 0 (the default) turns it off:
+            held out, it took distractors down in some domains and up in others, with no gain
+            in F1 (docs/decisions/selection-calibration.md).
         calibration: how a policy set with examples is calibrated
             (:class:`~govcore.retrieval.calibration.CalibrationOptions`); ``None`` never
             calibrates. A policy set with too few examples is never calibrated either.
@@ -71,6 +78,7 @@ class TfidfRetriever:
     DEFAULT_SINGLE_TERM_FACTOR = 1.0
     DEFAULT_CONTEXT_WEIGHT = 1.0
     DEFAULT_CONTEXT_DISCOUNT = 1.0
+    DEFAULT_MIN_MATCHED_IDF = 0.0
 
     def __init__(
         self,
@@ -86,13 +94,17 @@ class TfidfRetriever:
         field_weights: tuple[int, int, int] = (3, 2, 1),
         single_term_factor: float = DEFAULT_SINGLE_TERM_FACTOR,
         context_discount: float = DEFAULT_CONTEXT_DISCOUNT,
+        min_matched_idf: float = DEFAULT_MIN_MATCHED_IDF,
         calibration: CalibrationOptions | None = DEFAULT_CALIBRATION,
     ) -> None:
         if len(field_weights) != 3 or min(field_weights) < 0 or max(field_weights) == 0:
             raise ValueError("field_weights are three non-negative counts, not all 0")
         if not 0.0 <= context_discount <= 1.0:
             raise ValueError(f"context_discount must be in [0, 1], not {context_discount}")
+        if not min_matched_idf >= 0.0:  # also refuses NaN
+            raise ValueError(f"min_matched_idf must be at least 0, not {min_matched_idf}")
         self.context_discount = context_discount
+        self.min_matched_idf = min_matched_idf
         self.calibration = calibration
         self.field_weights = tuple(field_weights)
         self.single_term_factor = single_term_factor
@@ -139,6 +151,7 @@ class TfidfRetriever:
             field_weights=(title, lead, body),
             single_term_factor=self.single_term_factor,
             context_discount=self.context_discount,
+            min_matched_idf=self.min_matched_idf,
             calibration=self.calibration,
         )
         return build_index(policies, self.analyzer, scoring)

@@ -40,6 +40,8 @@ __all__ = ["Columns", "TfidfIndex", "TfidfScoring", "build_index", "policy_terms
 _MIN_SHARED_EXAMPLE_TERMS = 2
 # How many of a message's heaviest terms are compared with the example phrases.
 _EXAMPLE_QUERY_TERMS = 8
+# The matched-evidence floor asks a text for at most this share of its own scored IDF mass.
+_FLOOR_MASS_SHARE = 0.5
 
 Columns = tuple[tuple[int, float], ...]
 """A text's terms in one index: (column, sublinear term frequency) pairs."""
@@ -64,6 +66,11 @@ class TfidfScoring:
             several is multiplied by this.
         context_discount: with context, a policy keeps the better of its score for the
             message alone and this times its score for the message with its context.
+        min_matched_idf: a policy whose matched evidence for the message is below this, or
+            below half the message's own when that is lower, scores 0 on its text (its
+            examples still count): the summed IDF of the message's scored terms that the
+            policy contains (with context, plus ``context_weight`` times that of the
+            context's). 0 turns the floor off.
         calibration: how to calibrate on the policies' examples; ``None`` never calibrates.
     """
 
@@ -76,6 +83,7 @@ class TfidfScoring:
     field_weights: tuple[int, int, int]
     single_term_factor: float
     context_discount: float = 1.0
+    min_matched_idf: float = 0.0
     calibration: CalibrationOptions | None = None
 
     @property
@@ -264,6 +272,8 @@ class _Vector:
     terms: _Terms
     product: Scores
     matched: npt.NDArray[np.int64] | None  # policies' shared-term counts, when needed
+    evidence: Scores | None = None  # policies' matched IDF mass, when the floor is on
+    mass: float = 0.0  # the IDF mass of the scored terms themselves, when the floor is on
 
     @property
     def columns(self) -> npt.NDArray[np.int64]:
@@ -401,11 +411,12 @@ class TfidfIndex(RankedIndex):
         """Similarity of the turn with every policy (dense, in index order).
 
         The cosine of the TF-IDF vectors, except that a very short query is scaled down (see
-        ``min_query_terms``), raised to the query's closeness to one of the policy's example
-        phrases (see ``example_weight``), and to 1 when the message is made of exactly the
-        terms of one of them. With context, a policy keeps the better of its score for the
-        message alone and ``context_discount`` times its score for the message with its
-        context: the message leads. A calibrated index then scales each policy's score by its
+        ``min_query_terms``), set to 0 under the floor of matched evidence (see
+        ``min_matched_idf``), then raised to the query's closeness to one of the policy's
+        example phrases (see ``example_weight``), and to 1 when the message is made of
+        exactly the terms of one of them. With context, a policy keeps the better of its score
+        for the message alone and ``context_discount`` times its score for the message with
+        its context: the message leads. A calibrated index then scales each policy's score by its
         own threshold (:meth:`Calibration.relevance`).
         """
         return self._score(query, context).scores
@@ -526,6 +537,14 @@ class TfidfIndex(RankedIndex):
                 if row_of_entry is not None
                 else np.repeat(np.arange(len(columns)), lengths)
             )
+        flooring = self.scoring.min_matched_idf > 0.0
+        if flooring:
+            # Each posting's term IDF, summed per policy below: the entries the products were
+            # read from, so the floor costs one pass over them, no second read. Entries come
+            # in term order, so each text's postings are one run: sliced, not masked.
+            term_idf = self._idf[columns].astype(np.float64)
+            entry_idf = np.repeat(term_idf, lengths)
+            entry_ends = np.concatenate(([0], np.cumsum(lengths)))
         vectors: list[_Vector] = []
         start = 0
         for j, part in enumerate(parts):
@@ -533,10 +552,22 @@ class TfidfIndex(RankedIndex):
             if rows is not None and len(part.columns) > 1:
                 mine = (rows >= start) & (rows < start + len(part.columns))
                 matched = np.bincount(policies[mine], minlength=self._size)
-            start += len(part.columns)
+            end = start + len(part.columns)
+            evidence, mass = None, 0.0
+            if flooring:
+                entries = slice(int(entry_ends[start]), int(entry_ends[end]))
+                evidence = _summed(policies[entries], entry_idf[entries], self._size)
+                mass = float(term_idf[start:end].sum())
+            start = end
             product = products[j]
             vectors.append(
-                _Vector(part, product, None if matched is None else matched.astype(np.int64))
+                _Vector(
+                    part,
+                    product,
+                    None if matched is None else matched.astype(np.int64),
+                    evidence,
+                    mass,
+                )
             )
         if message is None:
             return None, vectors[0]
@@ -551,6 +582,7 @@ class TfidfIndex(RankedIndex):
         scale = vector.norm * max(1.0, math.sqrt(self.scoring.min_query_terms / terms))
         doc = vector.product / scale
         self._single_term(doc, vector.matched)
+        self._below_floor(doc, vector.evidence, vector.mass)
         return _Pass(doc, doc, vector.columns, vector.values / scale)
 
     def _with_context(
@@ -573,6 +605,16 @@ class TfidfIndex(RankedIndex):
         doc /= scale
         matched = [part.matched for part in parts if part.matched is not None]
         self._single_term(doc, np.sum(matched, axis=0) if matched else None)
+        if context.evidence is not None:
+            # The context's terms are evidence at the weight they are scored with. Floored by
+            # the message's evidence alone, a message that only its context makes clear ("and
+            # when will that be done?") would lose the policy the context names.
+            weight = self.scoring.context_weight
+            evidence = context.evidence if weight == 1.0 else weight * context.evidence
+            mass = weight * context.mass
+            if message is not None and message.evidence is not None:
+                evidence, mass = evidence + message.evidence, mass + message.mass
+            self._below_floor(doc, evidence, mass)
         if not explaining:
             return _Pass(doc, doc, np.zeros(0, np.int64), np.zeros(0, np.float32))
         # Explanations show each scored term once, with its weight in the combined vector.
@@ -587,6 +629,19 @@ class TfidfIndex(RankedIndex):
         # coincidence ("connect" in a printer question, a connecting flight) than a topic.
         if matched is not None:
             doc[matched == 1] *= self.scoring.single_term_factor
+
+    def _below_floor(self, doc: Scores, evidence: Scores | None, mass: float) -> None:
+        # A cosine is a share of the message: a long message touching a policy with a few
+        # of its words can score as high as a short one about nothing else. The floor asks for
+        # an absolute amount of matched evidence, whatever the message's length, but never
+        # more than a share of what the text has: a short message ("when will the transfer be
+        # done?") cannot match more than its own terms, and an absolute floor alone dropped
+        # such messages' policies (docs/decisions/selection-calibration.md). It applies to the
+        # text's score only, before the example raise, so a message close to one of a
+        # policy's examples keeps that policy.
+        if evidence is not None:
+            floor = min(self.scoring.min_matched_idf, _FLOOR_MASS_SHARE * mass)
+            doc *= evidence >= floor  # a third of the cost of a masked assignment
 
     def _raise_to_examples(
         self, scored: _Pass, vector: _Vector, message: str, held_out: int

@@ -48,6 +48,7 @@ def test_the_retriever_builds_the_index_its_numbers_describe() -> None:
         "field_weights": (2, 1, 1),
         "single_term_factor": 0.8,
         "context_discount": 0.7,
+        "min_matched_idf": 2.5,
         "calibration": None,
     }
     retriever = TfidfRetriever(**options)  # type: ignore[arg-type]

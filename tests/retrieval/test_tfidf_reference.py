@@ -113,6 +113,18 @@ def reference(
     def single_term(score: float, matched: int) -> float:
         return score * scoring.single_term_factor if matched == 1 else score
 
+    def evidence(scored: set[str], p: int) -> float:
+        return sum(idf[t] for t in scored if t in docs[p])
+
+    def floored(score: float, matched_idf: float, mass: float) -> float:
+        """0 under the floor of matched IDF, which asks for at most half the text's own."""
+        nonlocal ambiguous
+        if scoring.min_matched_idf <= 0.0:
+            return score
+        floor = min(scoring.min_matched_idf, 0.5 * mass)
+        ambiguous |= abs(matched_idf - floor) < 1e-4
+        return 0.0 if matched_idf < floor else score
+
     ambiguous = False
     limit = scoring.max_query_terms
     msg = query([(message, 1.0)])
@@ -131,8 +143,14 @@ def reference(
     names: dict[int, str] = {}
     if msg:
         scale = norm_of(msg) * max(1.0, math.sqrt(scoring.min_query_terms / len(msg)))
+        mass = sum(idf[t] for t in msg_scored)
         doc = [
-            single_term(dot(msg, msg_scored, p) / scale, shared(msg_scored, p)) for p in range(n)
+            floored(
+                single_term(dot(msg, msg_scored, p) / scale, shared(msg_scored, p)),
+                evidence(msg_scored, p),
+                mass,
+            )
+            for p in range(n)
         ]
         base = list(doc)
         if examples:
@@ -167,7 +185,12 @@ def reference(
         for p in range(n):
             product = dot(msg, msg_scored, p) + dot(ctx, ctx_scored, p)
             matched = shared(msg_scored, p) + shared(ctx_scored, p)
-            with_context = single_term(product / scale, matched)
+            with_context = floored(
+                single_term(product / scale, matched),
+                evidence(msg_scored, p) + scoring.context_weight * evidence(ctx_scored, p),
+                sum(idf[t] for t in msg_scored)
+                + scoring.context_weight * sum(idf[t] for t in ctx_scored),
+            )
             scores[p] = max(base[p], scoring.context_discount * with_context)
     phrase = " ".join(words_of(message))
     for owner, document in enumerate(documents):
@@ -207,6 +230,7 @@ turns = st.lists(st.sampled_from([*WORDS, "the", "zebra"]), max_size=12).map(" "
     context_weight=st.sampled_from([0.0, 0.5, 1.0]),
     context_discount=st.sampled_from([1.0, 0.8]),
     example_weight=st.sampled_from([0.4, 1.0]),
+    min_matched_idf=st.sampled_from([0.0, 2.0, 4.0]),
     gather_limit=st.sampled_from([0, 1 << 30]),
 )
 def test_scores_selection_and_named_examples_are_the_reference(
@@ -218,6 +242,7 @@ def test_scores_selection_and_named_examples_are_the_reference(
     context_weight: float,
     context_discount: float,
     example_weight: float,
+    min_matched_idf: float,
     gather_limit: int,
 ) -> None:
     # Both ways of summing a turn's postings (SciPy's above the limit, NumPy's below it).
@@ -226,7 +251,7 @@ def test_scores_selection_and_named_examples_are_the_reference(
     try:
         _check_against_reference(
             fields, message, context, max_query_terms, single_term_factor,
-            context_weight, context_discount, example_weight,
+            context_weight, context_discount, example_weight, min_matched_idf,
         )  # fmt: skip
     finally:
         tfidf_index._GATHER_LIMIT = saved
@@ -241,6 +266,7 @@ def _check_against_reference(
     context_weight: float,
     context_discount: float,
     example_weight: float,
+    min_matched_idf: float,
 ) -> None:
     documents = [PolicyDocument.model_validate(policy(f"p{i}", **f)) for i, f in enumerate(fields)]
     scoring = TfidfScoring(
@@ -253,6 +279,7 @@ def _check_against_reference(
         field_weights=(3, 2, 1),
         single_term_factor=single_term_factor,
         context_discount=context_discount,
+        min_matched_idf=min_matched_idf,
         calibration=None,
     )
     analyzer = Analyzer()
