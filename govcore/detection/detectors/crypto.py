@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from typing import Any
 
 from govcore.detection.chars import glues
 from govcore.detection.detectors.base import CandidatePattern, Detector, bounded
@@ -79,13 +81,28 @@ def _regroup(values: list[int]) -> bytes | None:
     return bytes(out)
 
 
-def eip55_checksum_ok(hex_digits: str) -> bool:
-    """EIP-55: a letter of the address is a capital exactly where the matching hex digit of the
-    Keccak-256 hash of the lower-case address is 8 or more."""
-    # Imported at the first mixed-case candidate, not with govcore: loading pycryptodome's
-    # native library costs tens of milliseconds that most processes never need.
-    from Crypto.Hash import keccak
+@functools.cache
+def _keccak() -> Any:
+    """pycryptodome's Keccak, imported at the first mixed-case candidate rather than with
+    govcore (its native library costs tens of milliseconds that most processes never need);
+    ``None`` when it cannot be imported (a broken install, or the abandoned ``pycrypto``, which
+    uses the same package name): then mixed-case addresses count as unchecked rather than
+    failing a check. (pycryptodome is a dependency of govcore, so only a broken install gets
+    here; this layer does no logging.)"""
+    try:
+        from Crypto.Hash import keccak
+    except ImportError:
+        return None
+    return keccak
 
+
+def eip55_checksum_ok(hex_digits: str) -> bool | None:
+    """EIP-55: a letter of the address is a capital exactly where the matching hex digit of the
+    Keccak-256 hash of the lower-case address is 8 or more. ``None`` when it cannot be told
+    (see :func:`_keccak`)."""
+    keccak = _keccak()
+    if keccak is None:
+        return None
     lower = hex_digits.lower()
     digest = keccak.new(digest_bits=256, data=lower.encode("ascii")).hexdigest()
     expected = "".join(
@@ -106,9 +123,14 @@ def _ethereum(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not bounded(text, start, end, glues) or text[start + 1] != "x":
         return None  # "0X..." is no address as printed
     hex_digits = text[start + 2 : end]
+    if hex_digits.count("0") == len(hex_digits):
+        return None  # the zero address: a placeholder and a burn address, nobody's wallet
     letters = [char for char in hex_digits if char.isalpha()]
     if any(char.isupper() for char in letters) and any(char.islower() for char in letters):
-        return (start, end, 1.0) if eip55_checksum_ok(hex_digits) else None
+        verified = eip55_checksum_ok(hex_digits)
+        if verified is None:
+            return start, end, _UNCHECKED_ETHEREUM_FACTOR
+        return (start, end, 1.0) if verified else None
     return start, end, _UNCHECKED_ETHEREUM_FACTOR
 
 

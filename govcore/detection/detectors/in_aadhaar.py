@@ -38,8 +38,17 @@ _GROUPED = digit_id_validator(
 
 
 def _aadhaar(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if text[start - 1 : start] == ":" or text[end : end + 1] == ":":
-        return None  # one more colon-joined group: a longer run (an IPv6 address, a key)
+    # A colon that joins the number to more of a run (an ARN's account id in
+    # "iam::234567890124:role", one more colon-joined group) makes it a part of that run; a
+    # colon after a key ("UID:", "aadhaar":) or ending a sentence does not.
+    if (
+        start >= 2
+        and text[start - 1] == ":"
+        and (text[start - 2].isdigit() or text[start - 2] == ":")
+    ):
+        return None
+    if text[end : end + 1] == ":" and text[end + 1 : end + 2].isalnum():
+        return None
     return _GROUPED(text, start, end)
 
 

@@ -1,23 +1,30 @@
 """The ``mac_address`` detector: IEEE 802 MAC addresses (EUI-48, and the EUI-64 of FireWire,
 ZigBee and IPv6 interface ids) as operating systems and tools print them: pairs of hex digits
-joined by colons, hyphens or spaces (``00:1A:2B:3C:4D:5E``, ``00-1a-2b-3c-4d-5e``,
-``A9 C5 D4 9F EB D3``), or groups of four joined by dots (``001a.2b3c.4d5e``, Cisco).
+joined by colons or hyphens (``00:1A:2B:3C:4D:5E``, ``00-1a-2b-3c-4d-5e``, and eight pairs), or
+groups of four joined by dots (``001a.2b3c.4d5e``, Cisco, and four groups).
 
-Not reported: the broadcast address ``FF:FF:FF:FF:FF:FF`` (it names no device), a run that
-goes on with the same separator (an IPv6 address, ``::``, a fingerprint, an OID, a hex dump),
-and a space-separated run without both a digit and a letter (``10 20 30 40 50 60`` is a list of
-numbers, and hex dumps print bytes the same way: a space-joined run is reported at a lower
-confidence)."""
+Pairs joined by spaces (``A9 C5 D4 9F EB D3``) are an address only after a word that names one
+("MAC", "BSSID", "HWaddr", "ether", ...): hex dumps, CAN and APDU logs, well plates and
+vertebrae print pairs the same way.
+
+Not reported: the broadcast address ``FF:FF:FF:FF:FF:FF`` (it names no device), and a run that
+goes on with the same separator (an IPv6 address, ``::``, a fingerprint, an OID).
+"""
 
 from __future__ import annotations
 
 from govcore.detection.chars import glues
+from govcore.detection.detectors._printed import label_pattern, labelled
 from govcore.detection.detectors.base import CandidatePattern, Detector, bounded
 
 __all__ = ["DETECTOR"]
 
 _HEX = frozenset("0123456789abcdefABCDEF")
-_SPACED_FACTOR = 0.8
+_LABEL = label_pattern(
+    r"mac(?:\s+address)?|mac-adresse|adresse\s+mac|direcci[oó]n\s+mac|bssid|hwaddr|ether"
+    r"|hardware\s+address|physical\s+address|station|sta|wi-?fi\s+address|bluetooth\s+address",
+    "MACアドレス",
+)
 
 
 def _continues(text: str, start: int, end: int, separator: str) -> bool:
@@ -73,10 +80,8 @@ def _mac(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     hex_digits = candidate.replace(separator, "")
     if hex_digits.lower() == "f" * len(hex_digits):
         return None  # broadcast: every device's address, no device's
-    if separator == " ":
-        if hex_digits.isdigit() or hex_digits.isalpha():
-            return None
-        return start, end, _SPACED_FACTOR
+    if separator == " " and not labelled(text, start, _LABEL):
+        return None
     return start, end, 1.0
 
 
@@ -89,8 +94,10 @@ DETECTOR = Detector(
     example="00:1A:2B:3C:4D:5E",
     patterns=(
         CandidatePattern(
-            # Six groups, or eight (EUI-64) when two more follow with the same separator.
-            rf"{_H}{{2}}(?:[:\- ]{_H}{{2}}){{5}}(?:[:\- ]{_H}{{2}}[:\- ]{_H}{{2}})?"
+            # Six pairs, or eight (EUI-64), one separator throughout: one alternative each.
+            rf"{_H}{{2}}(?::{_H}{{2}}){{5}}(?::{_H}{{2}}:{_H}{{2}})?"
+            rf"|{_H}{{2}}(?:-{_H}{{2}}){{5}}(?:-{_H}{{2}}-{_H}{{2}})?"
+            rf"|{_H}{{2}}(?: {_H}{{2}}){{5}}(?: {_H}{{2}} {_H}{{2}})?"
             rf"|{_H}{{4}}\.{_H}{{4}}\.{_H}{{4}}(?:\.{_H}{{4}})?",
             _mac,
         ),

@@ -4,8 +4,8 @@ letters that HMRC allocates, six digits and a suffix A to D.
 The number has no check digit, so it is a shape: with its suffix it is found anywhere (0.85 of
 the rule's confidence, 1.0 after a word such as "National Insurance" or "NINO"); without its
 suffix only after such a word. In lower case (``ab 12 34 56 c``, as some forms store it) it is
-found at 0.7 with its suffix, 1.0 after such a word: a lower-case token of that shape is more
-often a code of some software.
+found only after such a word: a lower-case token of that shape is more often a sort code's line
+("sc 12-34-56 a/c") or a build id.
 """
 
 from __future__ import annotations
@@ -48,8 +48,10 @@ def _nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
 
 
 def _lower_case_nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
+    if not named_before(text, start, _NINO_WORDS):
+        return None
     first, second, suffix = text[start].upper(), text[start + 1].upper(), text[end - 1].upper()
-    return _checked(text, start, end, first, second, suffix, 0.7)
+    return _checked(text, start, end, first, second, suffix, 1.0)
 
 
 def _checked(

@@ -3,6 +3,8 @@ addresses of Bitcoin's main network, their checksums, and test-network addresses
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.detection.detectors.world_refs import base58check, segwit
@@ -90,7 +92,24 @@ def test_an_ethereum_address_in_one_case_is_found_weaker() -> None:
         EIP55[0][:-1],  # 39
         "0X" + EIP55[0][2:],  # the prefix in capitals
         "x" + EIP55[0],  # glued
+        "0x" + "0" * 40,  # the zero address
     ],
 )
 def test_ethereum_near_misses_are_not_found(text: str) -> None:
     assert found(RULE, f"to {text} now") == []
+
+
+def test_without_pycryptodome_a_mixed_case_address_counts_as_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A broken install (or the abandoned pycrypto under the same name) does not fail a check:
+    the address is reported as if it had no checksum."""
+    from govcore.detection.detectors import crypto
+
+    monkeypatch.setitem(sys.modules, "Crypto.Hash", None)
+    crypto._keccak.cache_clear()
+    try:
+        [hit] = scanner(RULE).scan(f"to {EIP55[0]} now")
+        assert hit.confidence == pytest.approx(0.9 * 0.7)
+    finally:
+        crypto._keccak.cache_clear()

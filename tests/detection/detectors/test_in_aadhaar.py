@@ -77,3 +77,21 @@ def test_a_colon_joined_run_of_more_groups_is_no_aadhaar_number() -> None:
     assert found(RULE, f"key {grouped}:1234") == []
     assert found(RULE, f"key 1234:{grouped}") == []
     assert found(RULE, f"key {grouped[:9]} {grouped[10:]}") == []  # mixed separators
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{{"name": "R. Sharma", "aadhaar":{}}}',
+        "UID:{}",
+        "Aadhaar:{}",
+        "Aadhaar is {}: please verify",
+    ],
+)
+def test_a_colon_after_a_key_or_ending_a_clause_is_no_run(template: str) -> None:
+    for value in (NUMBERS[0], _grouped(NUMBERS[0])):
+        assert found(RULE, template.format(value)) == [value]
+
+
+def test_an_account_id_inside_an_arn_is_no_aadhaar_number() -> None:
+    assert found(RULE, f"arn:aws:iam::{NUMBERS[0]}:role/deploy") == []
