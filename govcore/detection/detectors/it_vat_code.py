@@ -3,9 +3,9 @@ company's number, the provincial office's code (001 to 100, 120, 121, 888 or 999
 digit computed as Luhn's.
 
 With the ``IT`` prefix of the EU VAT number (``IT01234560017``, ``IT 01234560017``,
-``IT-01234560017``, ``IT: 01234560017``) it is found anywhere at 1.0 of the rule's confidence. Eleven bare digits are also a Polish PESEL, a German tax ID or a phone
-number, so without the prefix it is found only after a word such as "partita IVA", "P.IVA" or
-"VAT".
+``IT-01234560017``, ``IT: 01234560017``) it is found anywhere at 1.0 of the rule's
+confidence. Eleven bare digits are also a Polish PESEL, a German tax ID or a phone number, so
+without the prefix it is found only after a word such as "partita IVA", "P.IVA" or "VAT".
 """
 
 from __future__ import annotations
