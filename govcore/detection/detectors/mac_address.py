@@ -71,10 +71,8 @@ def _mac(text: str, start: int, end: int) -> tuple[int, int, float] | None:
     if not bounded(text, start, end, glues):
         return None
     candidate = text[start:end]
+    # The pattern has one alternative per separator, so one separator runs throughout.
     separator = candidate[4] if candidate[4] == "." else candidate[2]
-    groups = candidate.count(separator) + 1
-    if groups != (3 if separator == "." else 6) and groups != (4 if separator == "." else 8):
-        return None  # "00:1a-2b:..." mixes separators: not an address as printed
     if _continues(text, start, end, separator):
         return None
     hex_digits = candidate.replace(separator, "")

@@ -44,26 +44,31 @@ def _prefix_ok(prefix: str) -> bool:
 
 
 def _nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    return _checked(text, start, end, text[start], text[start + 1], text[end - 1], 0.85)
+    return _checked(text, start, end, text[start : start + 2], text[end - 1], 0.85)
 
 
 def _lower_case_nino(text: str, start: int, end: int) -> tuple[int, int, float] | None:
-    if not named_before(text, start, _NINO_WORDS):
-        return None
-    first, second, suffix = text[start].upper(), text[start + 1].upper(), text[end - 1].upper()
-    return _checked(text, start, end, first, second, suffix, 1.0)
+    return _checked(text, start, end, text[start : start + 2].upper(), text[end - 1].upper(), None)
 
 
 def _checked(
-    text: str, start: int, end: int, first: str, second: str, suffix: str, unnamed: float
+    text: str, start: int, end: int, prefix: str, suffix: str, unnamed: float | None
 ) -> tuple[int, int, float] | None:
-    """The validation of both cases, given the prefix's and the last character's capitals."""
-    if not _prefix_ok(first + second):
+    """The validation of both cases, given the prefix's and the last character's capitals;
+    ``unnamed``: the factor of a number with its suffix and no name before it (``None``: such
+    a number is not reported)."""
+    if not _prefix_ok(prefix):
         return None
     named = named_before(text, start, _NINO_WORDS)
+    if named:
+        factor = 1.0
+    elif unnamed is None:
+        return None
+    else:
+        factor = unnamed
     if suffix.isalpha():
         if suffix in "ABCD" and bounded(text, start, end, glues):
-            return start, end, 1.0 if named else unnamed
+            return start, end, factor
         # "AB 12 34 56 Apples", "... 56 Cat": the letter begins a word, the number ends
         # before it.
         end -= 1
