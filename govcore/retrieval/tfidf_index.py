@@ -500,22 +500,22 @@ class TfidfIndex(RankedIndex):
         lengths = matrix.indptr[columns + 1] - starts
         total = int(lengths.sum())
         first_count = len(parts[0].columns)
+        # Entries come in term order, so each text's postings are one run of them: sliced,
+        # never masked (a mask over every entry cost as much as the sums themselves).
+        entry_ends = np.concatenate(([0], np.cumsum(lengths)))
+        first_end = int(entry_ends[first_count])
         products: list[Scores]
         if total <= _GATHER_LIMIT:
             # Few postings (small policy sets, rare terms): read them straight from the CSR
             # arrays and sum them per policy with bincount, a fraction of the cost of SciPy's
             # row slice and products, whose fixed cost dominates here.
-            row_of_entry = np.repeat(np.arange(len(columns)), lengths)
-            offsets = np.cumsum(lengths) - lengths
-            entries = np.arange(total) - np.repeat(offsets - starts, lengths)
+            entries = np.arange(total) - np.repeat(entry_ends[:-1] - starts, lengths)
             policies = matrix.indices[entries]
             weights = np.concatenate([part.values for part in parts]).astype(np.float64)
-            weighted = matrix.data[entries] * weights[row_of_entry]
-            in_first = row_of_entry < first_count
-            products = [_summed(policies[in_first], weighted[in_first], self._size)]
+            weighted = matrix.data[entries] * np.repeat(weights, lengths)
+            products = [_summed(policies[:first_end], weighted[:first_end], self._size)]
             if len(parts) > 1:
-                rest = ~in_first
-                products.append(_summed(policies[rest], weighted[rest], self._size))
+                products.append(_summed(policies[first_end:], weighted[first_end:], self._size))
         else:
             # Many postings: SciPy's compiled slice and products make fewer passes over them.
             postings = matrix[columns]
@@ -529,46 +529,27 @@ class TfidfIndex(RankedIndex):
             if len(parts) > 1:
                 both = np.concatenate([part.values for part in parts])
                 products.append(np.asarray(transposed @ both, dtype=np.float64) - products[0])
-            row_of_entry = None
-        rows = None
-        if self.scoring.single_term_factor != 1.0:
-            rows = (
-                row_of_entry
-                if row_of_entry is not None
-                else np.repeat(np.arange(len(columns)), lengths)
-            )
+        counting = self.scoring.single_term_factor != 1.0
         flooring = self.scoring.min_matched_idf > 0.0
         if flooring:
             # Each posting's term IDF, summed per policy below: the entries the products were
-            # read from, so the floor costs one pass over them, no second read. Entries come
-            # in term order, so each text's postings are one run: sliced, not masked.
+            # read from, so the floor costs one pass over them, no second read.
             term_idf = self._idf[columns].astype(np.float64)
             entry_idf = np.repeat(term_idf, lengths)
-            entry_ends = np.concatenate(([0], np.cumsum(lengths)))
         vectors: list[_Vector] = []
         start = 0
         for j, part in enumerate(parts):
-            matched = None
-            if rows is not None and len(part.columns) > 1:
-                mine = (rows >= start) & (rows < start + len(part.columns))
-                matched = np.bincount(policies[mine], minlength=self._size)
             end = start + len(part.columns)
+            run = slice(int(entry_ends[start]), int(entry_ends[end]))
+            matched = None
+            if counting and len(part.columns) > 1:
+                matched = np.bincount(policies[run], minlength=self._size)
             evidence, mass = None, 0.0
             if flooring:
-                entries = slice(int(entry_ends[start]), int(entry_ends[end]))
-                evidence = _summed(policies[entries], entry_idf[entries], self._size)
+                evidence = _summed(policies[run], entry_idf[run], self._size)
                 mass = float(term_idf[start:end].sum())
             start = end
-            product = products[j]
-            vectors.append(
-                _Vector(
-                    part,
-                    product,
-                    None if matched is None else matched.astype(np.int64),
-                    evidence,
-                    mass,
-                )
-            )
+            vectors.append(_Vector(part, products[j], matched, evidence, mass))
         if message is None:
             return None, vectors[0]
         return vectors[0], vectors[1] if context is not None else None

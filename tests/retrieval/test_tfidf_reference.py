@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from govcore.policy import PolicyDocument
@@ -232,6 +232,25 @@ turns = st.lists(st.sampled_from([*WORDS, "the", "zebra"]), max_size=12).map(" "
     example_weight=st.sampled_from([0.4, 1.0]),
     min_matched_idf=st.sampled_from([0.0, 2.0, 4.0]),
     gather_limit=st.sampled_from([0, 1 << 30]),
+)
+# A policy sharing one term with the message and none with its context shares one term with the
+# turn: the context's shared terms are counted on the context's postings alone (a count that
+# took in the message's postings too let the single-term factor go, and random draws missed it).
+@example(
+    fields=[
+        {"title": "refund receipt", "summary": "refund", "text": "receipt", "examples": []},
+        {"title": "parcel delivery", "summary": "parcel", "text": "delivery", "examples": []},
+        {"title": "password account", "summary": "password", "text": "account", "examples": []},
+    ],
+    message="refund card parcel",
+    context=["password account discount"],
+    max_query_terms=48,
+    single_term_factor=0.5,
+    context_weight=1.0,
+    context_discount=1.0,
+    example_weight=0.4,
+    min_matched_idf=0.0,
+    gather_limit=0,
 )
 def test_scores_selection_and_named_examples_are_the_reference(
     fields: list[dict[str, object]],
