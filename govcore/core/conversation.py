@@ -448,11 +448,13 @@ def advance_conversation(
     gone = prioritise([by_id[pid] for pid in released if pid in by_id], {}, position)
     gone_ids = [p.id for p in gone] + [pid for pid in released if pid not in by_id]
 
-    ts = iso_timestamp(now)
-    events = tuple(
-        [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
-        + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
-    )
+    events: tuple[BindingRecord, ...] = ()
+    if newly or gone_ids:  # most turns change nothing: no timestamp to format
+        ts = iso_timestamp(now)
+        events = tuple(
+            [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
+            + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
+        )
     log = (state.binding_log if state is not None else BindingLog()).appended(
         events, rules.binding_log_limit, rules.binding_log_max_bytes
     )

@@ -3,6 +3,7 @@ and explanations of policy selection (in-process only)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -286,6 +287,7 @@ def identified_turn_reads(principal: Principal, turn: IdentifiedTurn) -> tuple[s
 _WORD_BREAK = re.compile(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+@functools.lru_cache(maxsize=1024)  # an agent has a few tools, named at every tool turn
 def _tool_words(tool_name: str) -> str:
     """A tool's name as words for retrieval: ``transfer_funds`` and ``transferFunds`` read
     as ``transfer funds``, the words a policy about transfers is written in."""
@@ -439,7 +441,9 @@ def record_identified_turn(
             outcome, fresh = advance(values[0], now)
             if not fresh:
                 return StoreCommit(outcome)
-            return StoreCommit(outcome, {conv_key: (outcome.state.to_bytes(), now + ttl)})
+            return StoreCommit(
+                outcome, {conv_key: (service.encode_state(outcome.state, conv_key), now + ttl)}
+            )
 
         outcome = yield from perform(UpdateMany((conv_key,), Service.mutation(turn_only), reads))
         return Result(respond(outcome))
@@ -455,7 +459,7 @@ def record_identified_turn(
         # of this request gets this very answer.
         writes = {idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS)}
         if fresh:
-            writes[conv_key] = (outcome.state.to_bytes(), now + ttl)
+            writes[conv_key] = (service.encode_state(outcome.state, conv_key), now + ttl)
         return StoreCommit(_Recorded(response, body), writes)
 
     recorded = yield from perform(
