@@ -172,6 +172,12 @@ class StubConversation:
             result if isinstance(result, str) else json.dumps(result), None, False, False
         )
 
+    def check_and_record_tool_result(
+        self, tool_name: str, result: Any, **identifiers: Any
+    ) -> CheckedText:
+        checked = self.check_tool_result(tool_name, result)
+        return CheckedText(checked.text, None, False, False, recorded=True)
+
     def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         return CheckedText(text, None, False, False)
 
@@ -309,13 +315,13 @@ def main() -> None:
         json.dumps(lookup_order(**json.loads(call.function.arguments)))
 
     def tool_govcore_alone(index: int) -> None:
-        # The three govcore calls of a governed tool call, made directly.
+        # The govcore calls of a governed tool call, made directly: the gate, and the result
+        # checked and recorded as the tool turn in one request.
         call = tool_response(index).choices[0].message.tool_calls[0]
         gate = tool_conversation.gate_tool("lookup_order", json.loads(call.function.arguments))
         result = lookup_order(**gate.arguments)
-        checked = tool_conversation.check_tool_result("lookup_order", result)
-        tool_conversation.record_tool_result(
-            "lookup_order", checked.text, call_id=f"d{index}", message_id=f"tool:d{index}"
+        tool_conversation.check_and_record_tool_result(
+            "lookup_order", result, call_id=f"d{index}", message_id=f"tool:d{index}"
         )
 
     for index in range(count + warmup):

@@ -13,8 +13,8 @@ minus the ungoverned time of the same round. Scenarios:
   instructions, the answer checked (and recorded);
 * the same answer streamed in 10-character deltas (600 characters), held back until checked;
 * a tool call: a run of a tool call and a text answer, minus the text-answer run of the same
-  round (which leaves the gate, the result check, the tool turn and the SDK's second model
-  call, which the ungoverned difference takes out again).
+  round (which leaves the gate, the result checked and recorded as the tool turn in one
+  request, and the SDK's second model call, which the ungoverned difference takes out again).
 
 Each overhead is measured twice: with the real conversation, and with one whose govcore calls
 answer at once (``InstantConversation``), which leaves the adapter's own glue (wrapping the agent
@@ -139,6 +139,11 @@ class InstantConversation(GovernedConversation):
     async def acheck_tool_result(self, tool_name: str, result: Any, **kwargs: Any) -> CheckedText:
         return CheckedText(str(result), None, changed=False, withheld=False)
 
+    async def acheck_and_record_tool_result(
+        self, tool_name: str, result: Any, **kwargs: Any
+    ) -> CheckedText:
+        return CheckedText(str(result), None, changed=False, withheld=False, recorded=True)
+
     async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         return CheckedText(text, None, changed=False, withheld=False)
 
@@ -225,6 +230,7 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
         "gate the tool call": [],
         "check the tool result": [],
         "record the tool turn": [],
+        "check and record the tool result (one request)": [],
         "check and record the answer": [],
     }
     for number in range(rounds + 5):
@@ -237,6 +243,10 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
             ),
             conversation.arecord_tool_result(
                 "issue_refund", "Refunded 20 on order 7.", call_id="c1", message_id="output:c1"
+            ),
+            # What the adapter makes of the two calls above: a second call's result.
+            conversation.acheck_and_record_tool_result(
+                "issue_refund", "Refunded 30 on order 8.", call_id="c2", message_id="output:c2"
             ),
             conversation.acheck_answer(ANSWER, message_id="m1"),
         ]
@@ -280,7 +290,7 @@ def main() -> None:
     rows = [
         ("model call, text answer", "answer", 1.0),
         ("model call, streamed (600 characters)", "streamed", 1.0),
-        ("tool call (gate, result check, tool turn)", "tool call", 0.3),
+        ("tool call (gate, result checked + tool turn)", "tool call", 0.3),
         ("run: tool call + text answer", "tool", None),
     ]
     for kind, title in (("govcore", "governed (in-memory store)"), ("glue", "adapter glue only")):
