@@ -78,6 +78,10 @@ class BindingRecord(NamedTuple):
 
 
 _EVENT_CODES: dict[str, int] = {"binding_started": 0, "binding_released": 1}
+
+# The state's header line, compact; made once (json.dumps with options builds an encoder per
+# call, and every turn writes a state).
+_HEADER_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _EVENT_NAMES: tuple[BindingEventKind, ...] = ("binding_started", "binding_released")
 
 
@@ -305,7 +309,7 @@ class ConversationState:
         if self.message_ids.packed:
             # Likewise only when a turn named its message: older states read and write unchanged.
             header["ids"] = self.message_ids.packed
-        encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
+        encoded = _HEADER_ENCODER.encode(header).encode()
         return encoded + b"\n" + self.binding_log.raw
 
     @classmethod
