@@ -15,7 +15,8 @@ overhead, their difference call by call (median, p95, p99):
 - model call, async: ``litellm.acompletion`` with the callback in ``litellm.callbacks`` (its
   hooks) against the same call without it;
 - tool call: ``GovernanceCallback.run_tools`` on a response with one allowed tool call that
-  no hook gated (gate, run, check the result, record it) against running the tool directly;
+  no hook gated (gate, run, check the result and record it in one request) against running
+  the tool directly;
 - the same model and tool calls through the adapter over a conversation that asks govcore
   nothing (canned answers): the adapter's own code alone.
 
@@ -359,8 +360,8 @@ def main() -> None:
             "the demo's policies; a key without a rate limit",
             "overhead: the governed call minus the same call ungoverned, call by call; govcore "
             "calls alone: the govcore calls the adapter makes, timed alone (a model call: record "
-            "the user turn, check and record the answer; a tool call: gate, check the result, "
-            "record it); the adapter code alone: the adapter over a conversation that asks "
+            "the user turn, check and record the answer; a tool call: gate, check the result and "
+            "record it in one request); the adapter code alone: the adapter over a conversation that asks "
             "govcore nothing",
             *machine_facts(f"litellm {version('litellm')}"),
         ),

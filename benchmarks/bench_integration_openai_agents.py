@@ -223,7 +223,13 @@ async def measure(rounds: int) -> dict[str, dict[str, list[float]]]:
 
 
 async def govcore_calls(rounds: int) -> dict[str, list[float]]:
-    """Each govcore call of a run with a tool call, timed on its own (a new conversation each)."""
+    """Each govcore call of a run with a tool call, timed on its own (a new conversation each).
+
+    Each round runs the run's calls twice, in two conversations and in alternating order: with
+    the tool's result checked and recorded in two requests (as before the one-request form),
+    and in one (as the adapter does now), so both forms are timed in the same state of the
+    conversation and of the machine; the last rows are each form's sum for the tool call.
+    """
     client = govcore.Governance.from_config(CONFIG).client(KEY)
     calls: dict[str, list[float]] = {
         "record the user turn": [],
@@ -232,29 +238,62 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
         "record the tool turn": [],
         "check and record the tool result (one request)": [],
         "check and record the answer": [],
+        "tool call: gate + check + record (3 requests)": [],
+        "tool call: gate + one request (2 requests)": [],
     }
-    for number in range(rounds + 5):
+    result = "Refunded 20 on order 7."
+
+    async def run(merged: bool, keep: bool) -> None:
         conversation = GovernedConversation(client)
-        steps = [
-            conversation.arecord_user(QUESTION, message_id="u1"),
-            conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
-            conversation.acheck_tool_result(
-                "issue_refund", "Refunded 20 on order 7.", call_id="c1"
+        steps: list[tuple[str, Awaitable[Any]]] = [
+            ("record the user turn", conversation.arecord_user(QUESTION, message_id="u1")),
+            (
+                "gate the tool call",
+                conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
             ),
-            conversation.arecord_tool_result(
-                "issue_refund", "Refunded 20 on order 7.", call_id="c1", message_id="output:c1"
-            ),
-            # What the adapter makes of the two calls above: a second call's result.
-            conversation.acheck_and_record_tool_result(
-                "issue_refund", "Refunded 30 on order 8.", call_id="c2", message_id="output:c2"
-            ),
-            conversation.acheck_answer(ANSWER, message_id="m1"),
         ]
-        for name, step in zip(calls, steps, strict=True):
+        if merged:
+            steps.append(
+                (
+                    "check and record the tool result (one request)",
+                    conversation.acheck_and_record_tool_result(
+                        "issue_refund", result, call_id="c1", message_id="output:c1"
+                    ),
+                )
+            )
+        else:
+            steps += [
+                (
+                    "check the tool result",
+                    conversation.acheck_tool_result("issue_refund", result, call_id="c1"),
+                ),
+                (
+                    "record the tool turn",
+                    conversation.arecord_tool_result(
+                        "issue_refund", result, call_id="c1", message_id="output:c1"
+                    ),
+                ),
+            ]
+        steps.append(
+            ("check and record the answer", conversation.acheck_answer(ANSWER, message_id="m1"))
+        )
+        tool_call = 0.0
+        for name, step in steps:
             start = time.perf_counter()
             await step
-            if number >= 5:
-                calls[name].append(time.perf_counter() - start)
+            took = time.perf_counter() - start
+            if name not in ("record the user turn", "check and record the answer"):
+                tool_call += took
+            # The one-request form gives its own row; every other row is the other form's.
+            if keep and merged == (name == "check and record the tool result (one request)"):
+                calls[name].append(took)
+        if keep:
+            form = "gate + one request" if merged else "gate + check + record"
+            calls[next(label for label in calls if form in label)].append(tool_call)
+
+    for number in range(rounds + 5):
+        for merged in (number % 2 == 0, number % 2 == 1):
+            await run(merged, keep=number >= 5)
     return calls
 
 
