@@ -236,10 +236,10 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
         "gate the tool call": [],
         "check the tool result": [],
         "record the tool turn": [],
-        "check and record the tool result (one request)": [],
+        "check and record the result (one request)": [],
         "check and record the answer": [],
-        "tool call: gate + check + record (3 requests)": [],
-        "tool call: gate + one request (2 requests)": [],
+        "tool call: 3 requests (gate, check, record)": [],
+        "tool call: 2 requests (gate, one request)": [],
     }
     result = "Refunded 20 on order 7."
 
@@ -255,7 +255,7 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
         if merged:
             steps.append(
                 (
-                    "check and record the tool result (one request)",
+                    "check and record the result (one request)",
                     conversation.acheck_and_record_tool_result(
                         "issue_refund", result, call_id="c1", message_id="output:c1"
                     ),
@@ -285,10 +285,10 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
             if name not in ("record the user turn", "check and record the answer"):
                 tool_call += took
             # The one-request form gives its own row; every other row is the other form's.
-            if keep and merged == (name == "check and record the tool result (one request)"):
+            if keep and merged == (name == "check and record the result (one request)"):
                 calls[name].append(took)
         if keep:
-            form = "gate + one request" if merged else "gate + check + record"
+            form = "2 requests" if merged else "3 requests"
             calls[next(label for label in calls if form in label)].append(tool_call)
 
     for number in range(rounds + 5):
