@@ -108,8 +108,13 @@ class ReplayingClient:
         )
         self.gate = client.gate_tool_call(session, "lookup_order", {"order_id": "N-1"})
         self.verdict = client.post_inference({"sessionId": session, "output": ANSWER})
+        self.tool_turn = client.record_turn(
+            {"sessionId": session, "turn": {"role": "tool", "content": ANSWER}}, check_result=True
+        )
 
     def record_turn(self, request: Any, **identifiers: Any) -> Any:
+        if identifiers.get("check_result"):
+            return self.tool_turn
         return self.answer_turn if request.get("checkOutput") else self.turn
 
     def gate_tool_call(

@@ -15,7 +15,8 @@ overhead, their difference call by call (median, p95, p99):
 - model call, async: ``litellm.acompletion`` with the callback in ``litellm.callbacks`` (its
   hooks) against the same call without it;
 - tool call: ``GovernanceCallback.run_tools`` on a response with one allowed tool call that
-  no hook gated (gate, run, check the result, record it) against running the tool directly;
+  no hook gated (gate, run, check the result and record it in one request) against running
+  the tool directly;
 - the same model and tool calls through the adapter over a conversation that asks govcore
   nothing (canned answers): the adapter's own code alone.
 
@@ -172,6 +173,12 @@ class StubConversation:
             result if isinstance(result, str) else json.dumps(result), None, False, False
         )
 
+    def check_and_record_tool_result(
+        self, tool_name: str, result: Any, **identifiers: Any
+    ) -> CheckedText:
+        checked = self.check_tool_result(tool_name, result)
+        return CheckedText(checked.text, None, False, False, recorded=True)
+
     def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         return CheckedText(text, None, False, False)
 
@@ -309,13 +316,13 @@ def main() -> None:
         json.dumps(lookup_order(**json.loads(call.function.arguments)))
 
     def tool_govcore_alone(index: int) -> None:
-        # The three govcore calls of a governed tool call, made directly.
+        # The govcore calls of a governed tool call, made directly: the gate, and the result
+        # checked and recorded as the tool turn in one request.
         call = tool_response(index).choices[0].message.tool_calls[0]
         gate = tool_conversation.gate_tool("lookup_order", json.loads(call.function.arguments))
         result = lookup_order(**gate.arguments)
-        checked = tool_conversation.check_tool_result("lookup_order", result)
-        tool_conversation.record_tool_result(
-            "lookup_order", checked.text, call_id=f"d{index}", message_id=f"tool:d{index}"
+        tool_conversation.check_and_record_tool_result(
+            "lookup_order", result, call_id=f"d{index}", message_id=f"tool:d{index}"
         )
 
     for index in range(count + warmup):
@@ -353,8 +360,8 @@ def main() -> None:
             "the demo's policies; a key without a rate limit",
             "overhead: the governed call minus the same call ungoverned, call by call; govcore "
             "calls alone: the govcore calls the adapter makes, timed alone (a model call: record "
-            "the user turn, check and record the answer; a tool call: gate, check the result, "
-            "record it); the adapter code alone: the adapter over a conversation that asks "
+            "the user turn, check and record the answer; a tool call: gate, check the result and "
+            "record it in one request); the adapter code alone: the adapter over a conversation that asks "
             "govcore nothing",
             *machine_facts(f"litellm {version('litellm')}"),
         ),

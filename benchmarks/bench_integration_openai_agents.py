@@ -13,8 +13,8 @@ minus the ungoverned time of the same round. Scenarios:
   instructions, the answer checked (and recorded);
 * the same answer streamed in 10-character deltas (600 characters), held back until checked;
 * a tool call: a run of a tool call and a text answer, minus the text-answer run of the same
-  round (which leaves the gate, the result check, the tool turn and the SDK's second model
-  call, which the ungoverned difference takes out again).
+  round (which leaves the gate, the result checked and recorded as the tool turn in one
+  request, and the SDK's second model call, which the ungoverned difference takes out again).
 
 Each overhead is measured twice: with the real conversation, and with one whose govcore calls
 answer at once (``InstantConversation``), which leaves the adapter's own glue (wrapping the agent
@@ -139,6 +139,11 @@ class InstantConversation(GovernedConversation):
     async def acheck_tool_result(self, tool_name: str, result: Any, **kwargs: Any) -> CheckedText:
         return CheckedText(str(result), None, changed=False, withheld=False)
 
+    async def acheck_and_record_tool_result(
+        self, tool_name: str, result: Any, **kwargs: Any
+    ) -> CheckedText:
+        return CheckedText(str(result), None, changed=False, withheld=False, recorded=True)
+
     async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         return CheckedText(text, None, changed=False, withheld=False)
 
@@ -218,33 +223,77 @@ async def measure(rounds: int) -> dict[str, dict[str, list[float]]]:
 
 
 async def govcore_calls(rounds: int) -> dict[str, list[float]]:
-    """Each govcore call of a run with a tool call, timed on its own (a new conversation each)."""
+    """Each govcore call of a run with a tool call, timed on its own (a new conversation each).
+
+    Each round runs the run's calls twice, in two conversations and in alternating order: with
+    the tool's result checked and recorded in two requests (as before the one-request form),
+    and in one (as the adapter does now), so both forms are timed in the same state of the
+    conversation and of the machine; the last rows are each form's sum for the tool call.
+    """
     client = govcore.Governance.from_config(CONFIG).client(KEY)
     calls: dict[str, list[float]] = {
         "record the user turn": [],
         "gate the tool call": [],
         "check the tool result": [],
         "record the tool turn": [],
+        "check and record the result (one request)": [],
         "check and record the answer": [],
+        "tool call: 3 requests (gate, check, record)": [],
+        "tool call: 2 requests (gate, one request)": [],
     }
-    for number in range(rounds + 5):
+    result = "Refunded 20 on order 7."
+
+    async def run(merged: bool, keep: bool) -> None:
         conversation = GovernedConversation(client)
-        steps = [
-            conversation.arecord_user(QUESTION, message_id="u1"),
-            conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
-            conversation.acheck_tool_result(
-                "issue_refund", "Refunded 20 on order 7.", call_id="c1"
+        steps: list[tuple[str, Awaitable[Any]]] = [
+            ("record the user turn", conversation.arecord_user(QUESTION, message_id="u1")),
+            (
+                "gate the tool call",
+                conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
             ),
-            conversation.arecord_tool_result(
-                "issue_refund", "Refunded 20 on order 7.", call_id="c1", message_id="output:c1"
-            ),
-            conversation.acheck_answer(ANSWER, message_id="m1"),
         ]
-        for name, step in zip(calls, steps, strict=True):
+        if merged:
+            steps.append(
+                (
+                    "check and record the result (one request)",
+                    conversation.acheck_and_record_tool_result(
+                        "issue_refund", result, call_id="c1", message_id="output:c1"
+                    ),
+                )
+            )
+        else:
+            steps += [
+                (
+                    "check the tool result",
+                    conversation.acheck_tool_result("issue_refund", result, call_id="c1"),
+                ),
+                (
+                    "record the tool turn",
+                    conversation.arecord_tool_result(
+                        "issue_refund", result, call_id="c1", message_id="output:c1"
+                    ),
+                ),
+            ]
+        steps.append(
+            ("check and record the answer", conversation.acheck_answer(ANSWER, message_id="m1"))
+        )
+        tool_call = 0.0
+        for name, step in steps:
             start = time.perf_counter()
             await step
-            if number >= 5:
-                calls[name].append(time.perf_counter() - start)
+            took = time.perf_counter() - start
+            if name not in ("record the user turn", "check and record the answer"):
+                tool_call += took
+            # The one-request form gives its own row; every other row is the other form's.
+            if keep and merged == (name == "check and record the result (one request)"):
+                calls[name].append(took)
+        if keep:
+            form = "2 requests" if merged else "3 requests"
+            calls[next(label for label in calls if form in label)].append(tool_call)
+
+    for number in range(rounds + 5):
+        for merged in (number % 2 == 0, number % 2 == 1):
+            await run(merged, keep=number >= 5)
     return calls
 
 
@@ -280,7 +329,7 @@ def main() -> None:
     rows = [
         ("model call, text answer", "answer", 1.0),
         ("model call, streamed (600 characters)", "streamed", 1.0),
-        ("tool call (gate, result check, tool turn)", "tool call", 0.3),
+        ("tool call (gate, result checked + tool turn)", "tool call", 0.3),
         ("run: tool call + text answer", "tool", None),
     ]
     for kind, title in (("govcore", "governed (in-memory store)"), ("glue", "adapter glue only")):

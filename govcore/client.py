@@ -87,12 +87,14 @@ class BaseClient(Generic[StoreT]):
         message_id: str | None,
         tool_name: str | None,
         tool_call_id: str | None,
+        check_result: bool,
     ) -> tuple[Endpoint[Any, TurnResponse], Any]:
         """The row and payload of ``record_turn``: the wire endpoint's own for a plain turn,
-        the in-process row when the caller gives the framework's identifiers."""
-        if message_id is None and tool_name is None and tool_call_id is None:
+        the in-process row when the caller gives the framework's identifiers or asks for the
+        tool's result to be checked."""
+        if message_id is None and tool_name is None and tool_call_id is None and not check_result:
             return endpoints.RECORD_TURN, request
-        turn = IdentifiedTurn(request, message_id, tool_name, tool_call_id)
+        turn = IdentifiedTurn(request, message_id, tool_name, tool_call_id, check_result)
         return endpoints.RECORD_IDENTIFIED_TURN, turn
 
     @staticmethod
@@ -140,6 +142,7 @@ class GovernanceClient(BaseClient[Store]):
         message_id: str | None = None,
         tool_name: str | None = None,
         tool_call_id: str | None = None,
+        check_result: bool = False,
     ) -> TurnResponse:
         """Record one turn and return the policies that apply now, with the diff.
 
@@ -154,6 +157,11 @@ class GovernanceClient(BaseClient[Store]):
                 with the result, so a tool's name can make its policies applicable.
             tool_call_id: a tool turn's call id (``turn.role`` must be ``tool``): without a
                 ``message_id``, a tool result is recorded once per call id.
+            check_result: a tool turn (``turn.role`` must be ``tool``) whose content is also
+                checked as the tool's result, against every detect rule, as
+                :meth:`check_tool_result` checks it; the verdict is the answer's
+                ``post_inference_check`` (on a replay too). Needs what post-inference needs
+                (403). One request instead of two.
 
         The keywords are not wire fields: docs/decisions/integration-identifiers.md.
 
@@ -161,7 +169,7 @@ class GovernanceClient(BaseClient[Store]):
             InvalidRequestError: a bad request, or a keyword that is not valid (its name in
                 ``details``).
         """
-        return self._call(*self._turn(request, message_id, tool_name, tool_call_id))
+        return self._call(*self._turn(request, message_id, tool_name, tool_call_id, check_result))
 
     def get_conversation(self, session_id: str) -> ConversationSnapshot:
         """A read-only snapshot of a conversation; renews nothing."""
@@ -343,9 +351,12 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
         message_id: str | None = None,
         tool_name: str | None = None,
         tool_call_id: str | None = None,
+        check_result: bool = False,
     ) -> TurnResponse:
         """As :meth:`GovernanceClient.record_turn`."""
-        return await self._call(*self._turn(request, message_id, tool_name, tool_call_id))
+        return await self._call(
+            *self._turn(request, message_id, tool_name, tool_call_id, check_result)
+        )
 
     async def get_conversation(self, session_id: str) -> ConversationSnapshot:
         """As :meth:`GovernanceClient.get_conversation`."""

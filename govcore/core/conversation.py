@@ -78,6 +78,10 @@ class BindingRecord(NamedTuple):
 
 
 _EVENT_CODES: dict[str, int] = {"binding_started": 0, "binding_released": 1}
+
+# The state's header line, compact; made once (json.dumps with options builds an encoder per
+# call, and every turn writes a state).
+_HEADER_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _EVENT_NAMES: tuple[BindingEventKind, ...] = ("binding_started", "binding_released")
 
 
@@ -305,7 +309,7 @@ class ConversationState:
         if self.message_ids.packed:
             # Likewise only when a turn named its message: older states read and write unchanged.
             header["ids"] = self.message_ids.packed
-        encoded = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
+        encoded = _HEADER_ENCODER.encode(header).encode()
         return encoded + b"\n" + self.binding_log.raw
 
     @classmethod
@@ -448,11 +452,13 @@ def advance_conversation(
     gone = prioritise([by_id[pid] for pid in released if pid in by_id], {}, position)
     gone_ids = [p.id for p in gone] + [pid for pid in released if pid not in by_id]
 
-    ts = iso_timestamp(now)
-    events = tuple(
-        [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
-        + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
-    )
+    events: tuple[BindingRecord, ...] = ()
+    if newly or gone_ids:  # most turns change nothing: no timestamp to format
+        ts = iso_timestamp(now)
+        events = tuple(
+            [BindingRecord(turn_index, p.id, "binding_started", ts) for p in newly]
+            + [BindingRecord(turn_index, pid, "binding_released", ts) for pid in gone_ids]
+        )
     log = (state.binding_log if state is not None else BindingLog()).appended(
         events, rules.binding_log_limit, rules.binding_log_max_bytes
     )

@@ -8,7 +8,8 @@ An adapter maps its framework's hooks onto one :class:`GovernedConversation`:
 * before a tool runs, :meth:`~GovernedConversation.gate_tool` allows it, hands back safer arguments
   or blocks it with a message the model can read; after it ran,
   :meth:`~GovernedConversation.check_tool_result` checks what it returned and
-  :meth:`~GovernedConversation.record_tool_result` records it as a tool turn;
+  :meth:`~GovernedConversation.record_tool_result` records it as a tool turn, or
+  :meth:`~GovernedConversation.check_and_record_tool_result` does both in one request;
 * the model's answer is checked once and recorded (:meth:`~GovernedConversation.check_answer`),
   and a streamed answer is held back until checked (:meth:`~GovernedConversation.stream`).
 
@@ -32,6 +33,7 @@ object serves a framework's sync and async paths.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -137,12 +139,15 @@ class CheckedText:
         verdict: the check's verdict; ``None`` when govcore could not decide.
         changed: ``text`` differs from the text that was checked.
         withheld: govcore could not decide and the conversation fails closed.
+        recorded: the text was also recorded as a turn
+            (:meth:`GovernedConversation.check_and_record_tool_result`).
     """
 
     text: str
     verdict: PostInferenceResponse | None
     changed: bool
     withheld: bool
+    recorded: bool = False
 
 
 class GovernedConversation:
@@ -277,8 +282,8 @@ class GovernedConversation:
     @staticmethod
     def _verdict_of(response: TurnResponse) -> PostInferenceResponse:
         verdict = response.post_inference_check
-        if verdict is None:  # checkOutput always answers a verdict, on a replay too
-            raise InternalError("a turn sent with checkOutput answered no verdict")
+        if verdict is None:  # a checked turn always answers a verdict, on a replay too
+            raise InternalError("a turn sent with a check answered no verdict")
         return verdict
 
     def _answer_check(self, text: str) -> dict[str, Any]:
@@ -442,6 +447,44 @@ class GovernedConversation:
             return self._check_failed(f"the result of {tool_name!r}", text, error)
         return self._checked(text, verdict)
 
+    def _check_and_record_tool_result_plan(
+        self, tool_name: str, result: Any, call_id: str | None, message_id: str | None
+    ) -> _Plan[CheckedText]:
+        text = self._tool_text(result)
+        if not text.strip():  # nothing to check, and no turn (as either call alone decides)
+            return CheckedText(text, None, changed=False, withheld=False)
+        identifiers = {"message_id": message_id, "tool_name": tool_name, "tool_call_id": call_id}
+        if len(text) > TOOL_TURN_CHARACTERS:
+            # The turn keeps the head and the check reads the whole: two requests, the turn
+            # with what is delivered, as record_tool_result after check_tool_result records it.
+            checked = yield from self._check_tool_result_plan(tool_name, text, call_id)
+            head = checked.text[:TOOL_TURN_CHARACTERS]
+            if checked.verdict is None or not head.strip():
+                return checked
+            try:
+                response = yield _Call(
+                    "record_turn",
+                    (self._turn_request("tool", head, with_context=True),),
+                    identifiers,
+                )
+            except _UNDECIDED as error:
+                self._undecided(
+                    "a tool turn", error, "it is not recorded now", "it is not recorded now"
+                )
+                return checked
+            self._took(response, head)
+            return dataclasses.replace(checked, recorded=True)
+        request = self._turn_request("tool", text, with_context=True)
+        try:
+            response = yield _Call("record_turn", (request,), {**identifiers, "check_result": True})
+            verdict = self._verdict_of(response)
+        except _UNDECIDED as error:
+            return self._check_failed(f"the result of {tool_name!r}", text, error)
+        checked = dataclasses.replace(self._checked(text, verdict), recorded=True)
+        # Later turns read what was delivered as their context, as after record_tool_result.
+        self._took(response, checked.text)
+        return checked
+
     def _check_answer_plan(self, text: str, message_id: str | None) -> _Plan[CheckedText]:
         key = self._answer_key(text, message_id)
         known = self._known_answer(key)
@@ -498,6 +541,28 @@ class GovernedConversation:
     ) -> CheckedText:
         """Check what a tool returned before the model or the user sees it."""
         return self._carry_out(self._check_tool_result_plan(tool_name, result, call_id))
+
+    def check_and_record_tool_result(
+        self,
+        tool_name: str,
+        result: Any,
+        *,
+        call_id: str | None = None,
+        message_id: str | None = None,
+    ) -> CheckedText:
+        """:meth:`check_tool_result` and :meth:`record_tool_result` in one request: the result
+        is checked against every rule and recorded as the tool turn (a result longer than
+        the turn's head takes two requests).
+
+        The turn records the result as the tool returned it (the check is of the same
+        request); later turns read what is delivered as their context. ``recorded`` says
+        whether the turn was recorded: not when govcore could not decide (the check's failure
+        is logged and handled as :meth:`check_tool_result` handles it; record the delivered
+        text later, or let the next model call's history do it), nor for an empty result.
+        """
+        return self._carry_out(
+            self._check_and_record_tool_result_plan(tool_name, result, call_id, message_id)
+        )
 
     def check_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """Check the model's answer once and record it as the assistant's turn.
@@ -599,6 +664,19 @@ class GovernedConversation:
     ) -> CheckedText:
         """:meth:`check_tool_result` for asyncio."""
         return await self._acarry_out(self._check_tool_result_plan(tool_name, result, call_id))
+
+    async def acheck_and_record_tool_result(
+        self,
+        tool_name: str,
+        result: Any,
+        *,
+        call_id: str | None = None,
+        message_id: str | None = None,
+    ) -> CheckedText:
+        """:meth:`check_and_record_tool_result` for asyncio."""
+        return await self._acarry_out(
+            self._check_and_record_tool_result_plan(tool_name, result, call_id, message_id)
+        )
 
     async def acheck_answer(self, text: str, *, message_id: str | None = None) -> CheckedText:
         """:meth:`check_answer` for asyncio."""

@@ -508,23 +508,27 @@ def _checked_answer(thread: _Thread, message: AIMessage) -> _Plan[AIMessage]:
 
 
 def _checked_tool_message(thread: _Thread, message: ToolMessage) -> _Plan[ToolMessage]:
-    """A tool's result checked as output, redacted, given an id and recorded."""
+    """A tool's result checked as output and recorded (one request), given an id, redacted."""
     conversation = thread.conversation
-    checked: CheckedText = yield _govern(
-        conversation.check_tool_result,
-        conversation.acheck_tool_result,
-        message.name or "tool",
-        message.content,
-        call_id=message.tool_call_id,
-    )
-    if checked.changed:
-        message = message.model_copy(update={"content": checked.text})
     if message.id is None:
         # Given here rather than by LangGraph's reducer later, so that the turn recorded now
         # carries the id the thread's history shows when it is replayed. (The message is the
-        # tool's own new object, or the copy above; LangGraph assigns ids the same way.)
+        # tool's own new object; a redacted copy keeps it. LangGraph assigns ids the same way.)
         message.id = str(uuid.uuid4())
-    yield from _record_tool_message(thread, message)
+    checked: CheckedText = yield _govern(
+        conversation.check_and_record_tool_result,
+        conversation.acheck_and_record_tool_result,
+        message.name or "tool",
+        message.content,
+        call_id=message.tool_call_id,
+        message_id=message.id,
+    )
+    if checked.changed:
+        message = message.model_copy(update={"content": checked.text})
+    if checked.recorded:
+        thread.record(message.id)
+    # Otherwise (govcore could not decide, or nothing to record) the turn is left to the next
+    # model call's history, which records it or fails closed before that call runs.
     return message
 
 

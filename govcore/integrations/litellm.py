@@ -451,19 +451,23 @@ def _run_tools(
             if gate is None:
                 gate = yield from _gate_call(gates, call)
             function = tools.get(tool_name)
+            message_id = f"tool:{call_id}"
             if not gate.runs:
                 content = gate.message or f"The call to {tool_name} was blocked."
             elif function is None:
                 content = f"There is no tool named {tool_name}."
             else:
                 result = yield (_RUN_TOOL, (function, gate.arguments), {})
+                # Checked and recorded in one request (a replay of a recorded id records
+                # nothing); when govcore could not decide, the turn is recorded below or later.
                 checked: CheckedText = yield (
-                    "check_tool_result",
+                    "check_and_record_tool_result",
                     (tool_name, result),
-                    {"call_id": call_id},
+                    {"call_id": call_id, "message_id": message_id},
                 )
                 content = checked.text
-            message_id = f"tool:{call_id}"
+                if checked.recorded:
+                    session.recorded.add(message_id)
             # What the model reads is known now: the pre-call step does not check it again when
             # the history comes back, and records it then only if it could not be recorded here
             # (fail closed stops that model call if governance is still unavailable).

@@ -489,15 +489,20 @@ class _GovernedInvoker:
         else:
             arguments, wrapped = _arguments(input)
             gate = await conversation.agate_tool(name, arguments)
-        if not gate.runs:
-            output: Any = gate.message or f"The tool call {name!r} was blocked."
-        else:
+        key = _output_key(ctx.tool_call_id)
+        if gate.runs:
             if gate.action == "modify":
                 input = _input_of(gate.arguments, wrapped)
             result = await self.invoke(ctx, input)
-            checked = await conversation.acheck_tool_result(name, result, call_id=ctx.tool_call_id)
-            output = checked.text if checked.changed else result
-        key = _output_key(ctx.tool_call_id)
+            # Checked and recorded in one request; when govcore could not decide, the turn is
+            # left to the next model call, which records it or stops the run.
+            checked = await conversation.acheck_and_record_tool_result(
+                name, result, call_id=ctx.tool_call_id, message_id=key
+            )
+            if checked.recorded:
+                self.governance.recorded.add(key)
+            return checked.text if checked.changed else result
+        output = gate.message or f"The tool call {name!r} was blocked."
         try:
             await conversation.arecord_tool_result(
                 name, output, call_id=ctx.tool_call_id, message_id=key

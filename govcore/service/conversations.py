@@ -3,6 +3,7 @@ and explanations of policy selection (in-process only)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -229,12 +230,16 @@ class IdentifiedTurn:
         tool_name: a tool turn's tool; retrieval reads it with the turn's content.
         tool_call_id: a tool turn's call id; without ``message_id``, the turn is recorded once
             per call id.
+        check_result: a tool turn's content is also checked as the tool's result, as
+            ``post-inference`` checks it (every detect rule of the tenant), and the verdict
+            answered in ``postInferenceCheck``: the check and the turn in one request.
     """
 
     request: Any
     message_id: str | None = None
     tool_name: str | None = None
     tool_call_id: str | None = None
+    check_result: bool = False
 
     def digest(self) -> str | None:
         """What the conversation keeps of the turn's identity, if it has one."""
@@ -274,7 +279,14 @@ def parse_identified_turn(turn: IdentifiedTurn, request: TurnRequest) -> Identif
         tool_name = _checked_keyword(_TOOL_NAME, "tool_name", turn.tool_name)
     if turn.tool_call_id is not None:
         tool_call_id = _checked_keyword(_IDENTIFIER, "tool_call_id", turn.tool_call_id)
-    return IdentifiedTurn(request, message_id, tool_name, tool_call_id)
+    if turn.check_result is not False:
+        if turn.check_result is not True:
+            raise InvalidRequestError.for_field("check_result", "must be a boolean")
+        if request.turn.role != "tool":
+            raise InvalidRequestError.for_field(
+                "check_result", f"is valid only when turn.role is 'tool', not {request.turn.role!r}"
+            )
+    return IdentifiedTurn(request, message_id, tool_name, tool_call_id, turn.check_result)
 
 
 def identified_turn_reads(principal: Principal, turn: IdentifiedTurn) -> tuple[str, ...]:
@@ -286,6 +298,7 @@ def identified_turn_reads(principal: Principal, turn: IdentifiedTurn) -> tuple[s
 _WORD_BREAK = re.compile(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+@functools.lru_cache(maxsize=1024)  # an agent has a few tools, named at every tool turn
 def _tool_words(tool_name: str) -> str:
     """A tool's name as words for retrieval: ``transfer_funds`` and ``transferFunds`` read
     as ``transfer funds``, the words a policy about transfers is written in."""
@@ -337,10 +350,12 @@ def record_identified_turn(
     # The output check depends on the content alone, so it runs outside the atomic section
     # (and on a replay too: the caller asked for the verdict of this content).
     post_check: PostInferenceResponse | None = None
-    if request.check_output:
+    if request.check_output or turn.check_result:
+        # A tool's result is checked against every rule, as post-inference checks it; an
+        # answer's checkOutput against the request's policy areas.
         post_check = check_output(
             service, principal, "conversation/turn", request.session_id,
-            request.turn.content, areas, None,
+            request.turn.content, None if turn.check_result else areas, None,
         )  # fmt: skip
     trace_id = post_check.trace_id if post_check is not None else service.new_trace_id()
 
@@ -439,7 +454,9 @@ def record_identified_turn(
             outcome, fresh = advance(values[0], now)
             if not fresh:
                 return StoreCommit(outcome)
-            return StoreCommit(outcome, {conv_key: (outcome.state.to_bytes(), now + ttl)})
+            return StoreCommit(
+                outcome, {conv_key: (service.encode_state(outcome.state, conv_key), now + ttl)}
+            )
 
         outcome = yield from perform(UpdateMany((conv_key,), Service.mutation(turn_only), reads))
         return Result(respond(outcome))
@@ -455,7 +472,7 @@ def record_identified_turn(
         # of this request gets this very answer.
         writes = {idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS)}
         if fresh:
-            writes[conv_key] = (outcome.state.to_bytes(), now + ttl)
+            writes[conv_key] = (service.encode_state(outcome.state, conv_key), now + ttl)
         return StoreCommit(_Recorded(response, body), writes)
 
     recorded = yield from perform(

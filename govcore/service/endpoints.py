@@ -432,7 +432,11 @@ EXPLAIN_SELECTION: Endpoint[ExplainRequest, SelectionExplanation] = Endpoint(
 def _identified_turn(
     service: Service, principal: Principal, payload: conversations.IdentifiedTurn
 ) -> conversations.IdentifiedTurn:
-    """The turn request as the turn endpoint parses it (403, then 400), then its keywords."""
+    """The turn request as the turn endpoint parses it (403, then 400), then its keywords; a
+    result to check needs what post-inference needs (403 before the body's 400)."""
+    if payload.check_result:
+        principal.require_scope("governance:check")
+        principal.require_feature("post_inference_checking")
     request = _parse_turn(service, principal, payload.request)
     return conversations.parse_identified_turn(payload, request)
 

@@ -145,11 +145,14 @@ def governance(store: MemoryStore | None = None) -> govcore.Governance:
 
 
 class CountingClient:
-    """Forwards to a typed client and counts the calls of each method (a tracing wrapper)."""
+    """Forwards to a typed client, counting and keeping the calls of each method (a tracing
+    wrapper)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
         self.calls: dict[str, int] = {}
+        self.sent: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        """Each call: the method's name, its arguments and keywords."""
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._client, name)
@@ -158,6 +161,7 @@ class CountingClient:
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] = self.calls.get(name, 0) + 1
+            self.sent.append((name, args, kwargs))
             return target(*args, **kwargs)
 
         return counted

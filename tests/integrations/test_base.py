@@ -16,6 +16,7 @@ from govcore.integrations import (
     GovernanceUnavailableError,
     GovernedConversation,
 )
+from govcore.integrations.base import TOOL_TURN_CHARACTERS
 from govcore.testing import FakeClock
 from tests.integrations.support import (
     CARD,
@@ -195,6 +196,86 @@ def test_a_tool_result_with_a_card_number_is_redacted() -> None:
     checked = conversation().check_tool_result("lookup_customer", {"card": CARD, "name": "Ada"})
     assert CARD_DIGITS not in digits(checked.text)
     assert "Ada" in checked.text
+
+
+def test_a_tool_result_is_checked_and_recorded_in_one_request() -> None:
+    gov = governance()
+    client = CountingClient(gov.client(KEY))
+    governed = GovernedConversation(client, "one-request")  # type: ignore[arg-type]
+    governed.record_user("Look up the customer who paid by card", message_id="u1")
+    result = {"card": CARD, "name": "Ada"}
+    checked = governed.check_and_record_tool_result(
+        "lookup_customer", result, call_id="c1", message_id="t1"
+    )
+    assert CARD_DIGITS not in digits(checked.text)
+    assert "Ada" in checked.text
+    assert checked.changed
+    assert checked.recorded
+    assert not checked.withheld
+    assert checked.verdict is not None
+    assert not checked.verdict.safe
+    assert client.calls == {"record_turn": 2}
+    assert gov.client(KEY).get_conversation("one-request").turn_count == 2
+    # The same message again (a replayed history, or another worker) records nothing more,
+    # and is still checked.
+    again = governed.check_and_record_tool_result("lookup_customer", result, message_id="t1")
+    assert again.text == checked.text
+    assert gov.client(KEY).get_conversation("one-request").turn_count == 2
+    # Later turns read what was delivered, never the card number, as their context.
+    governed.record_user("Thanks, and the refund?", message_id="u2")
+    _name, (request, *_), _ = client.sent[-1]
+    context = request["recentContext"]
+    assert isinstance(context, list)
+    assert any("Ada" in text for text in context)
+    assert all(CARD_DIGITS not in digits(text) for text in context)
+
+
+def test_a_long_tool_result_is_checked_whole_and_recorded_by_its_head() -> None:
+    gov = governance()
+    client = CountingClient(gov.client(KEY))
+    governed = GovernedConversation(client, "long")  # type: ignore[arg-type]
+    result = "x" * TOOL_TURN_CHARACTERS + " card " + CARD
+    checked = governed.check_and_record_tool_result("export", result, call_id="c1")
+    assert CARD_DIGITS not in digits(checked.text)  # beyond the head, and still checked
+    assert checked.recorded
+    assert client.calls == {"check_tool_result": 1, "record_turn": 1}
+    assert gov.client(KEY).get_conversation("long").turn_count == 1
+
+
+def test_an_empty_tool_result_is_neither_checked_nor_recorded() -> None:
+    client = CountingClient(governance().client(KEY))
+    checked = GovernedConversation(client).check_and_record_tool_result("noop", "  ")  # type: ignore[arg-type]
+    assert checked.text == "  "
+    assert not checked.recorded
+    assert checked.verdict is None
+    assert client.calls == {}
+
+
+@pytest.mark.parametrize("fail", ["closed", "open"])
+def test_a_tool_result_that_cannot_be_checked_is_not_recorded(
+    fail: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    governed, store = failing_conversation(fail)
+    with caplog.at_level(logging.WARNING, logger="govcore.integrations"):
+        checked = governed.check_and_record_tool_result("lookup_order", "order 17", call_id="c1")
+    assert not checked.recorded
+    assert checked.verdict is None
+    assert checked.withheld == (fail == "closed")
+    assert checked.text == (WITHHELD_TEXT if fail == "closed" else "order 17")
+    assert len(caplog.records) == 1
+    store.down = False
+    assert governed.blocking_client.get_conversation(governed.session_id).turn_count == 1
+
+
+def test_checking_and_recording_a_tool_result_asyncio_is_the_same() -> None:
+    gov = governance()
+    governed = GovernedConversation(gov.client(KEY).aio, "async-tool")
+    checked = asyncio.run(
+        governed.acheck_and_record_tool_result("lookup_customer", {"card": CARD}, call_id="c1")
+    )
+    assert CARD_DIGITS not in digits(checked.text)
+    assert checked.recorded
+    assert gov.client(KEY).get_conversation("async-tool").turn_count == 1
 
 
 # --- streams ----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 import govcore
 from govcore.core.conversation import MESSAGE_DIGEST_CHARS, MessageIds, message_digest
 from govcore.testing import FakeClock, RedisServer
-from tests.support import FULL_KEY, config, fresh_url, turn
+from tests.support import FULL_KEY, READ_KEY, config, fresh_url, turn
 
 SESSION = "conv-ids"
 
@@ -240,3 +240,57 @@ def test_the_wire_body_takes_no_message_id(gov: govcore.Governance) -> None:
     )
     assert answer.status == 400
     assert [d["field"] for d in answer.json()["details"]] == ["messageId"]
+
+
+CARD = "4111 1111 1111 1111"
+
+
+def test_a_tool_turn_checked_as_its_result_answers_the_verdict(gov: govcore.Governance) -> None:
+    """``check_result``: the turn is recorded and its content checked as post-inference checks
+    a tool's result, against every rule whatever the turn's policy areas; on a replay too."""
+    client = gov.client(FULL_KEY)
+    tool = turn(SESSION, f"card on file: {CARD}", role="tool", policyAreaIds=["commerce"])
+    first = client.record_turn(tool, tool_call_id="c1", check_result=True)
+    assert first.turn_index == 1
+    verdict = first.post_inference_check
+    assert verdict is not None
+    assert not verdict.safe
+    assert [v.policy_id for v in verdict.violations] == ["card-data"]
+    assert verdict.suggested_redaction == "card on file: [card removed]"
+    expected = client.post_inference({"sessionId": SESSION, "output": tool["turn"]["content"]})
+    assert verdict.model_dump(exclude={"trace_id"}) == expected.model_dump(exclude={"trace_id"})
+    replay = client.record_turn(tool, tool_call_id="c1", check_result=True)
+    assert replay.turn_index == 1
+    assert replay.post_inference_check is not None
+    assert not replay.post_inference_check.safe
+    # Without the keyword the same turn answers no verdict.
+    plain = client.record_turn(turn(SESSION, "done", role="tool"), tool_call_id="c2")
+    assert plain.post_inference_check is None
+
+
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_checking_a_result_needs_a_tool_turn(gov: govcore.Governance, role: str) -> None:
+    client = gov.client(FULL_KEY)
+    with pytest.raises(govcore.InvalidRequestError) as raised:
+        client.record_turn(turn(SESSION, "hello", role=role), check_result=True)
+    assert [d.field for d in raised.value.details] == ["check_result"]
+    with pytest.raises(govcore.NotFoundError):
+        client.get_conversation(SESSION)
+
+
+def test_checking_a_result_needs_what_post_inference_needs(gov: govcore.Governance) -> None:
+    """A key without post-inference checking is refused (403) before the body is read (400),
+    as a turn's checkOutput is."""
+    client = gov.client(READ_KEY)
+    with pytest.raises(govcore.PermissionDeniedError):
+        client.record_turn({"sessionId": SESSION, "turn": "bad"}, check_result=True)
+    assert client.record_turn(turn(SESSION, "done", role="tool")).turn_index == 1
+
+
+def test_the_wire_body_takes_no_result_check_on_a_tool_turn(gov: govcore.Governance) -> None:
+    """Over ``handle`` a tool turn with ``checkOutput`` is still the specification's 400."""
+    body = json.dumps(turn(SESSION, "done", role="tool", checkOutput=True))
+    answer = gov.handle(
+        "POST", "/governance/conversation/turn", {"Authorization": f"Bearer {FULL_KEY}"}, body
+    )
+    assert answer.status == 400

@@ -1,0 +1,101 @@
+"""What a service remembers between requests to save work: decoded conversation states and
+authenticated key objects. Each is only ever a shortcut to the answer the full work gives."""
+
+from __future__ import annotations
+
+import pytest
+
+import govcore
+from govcore.backends.memory import MemoryStore
+from govcore.config import load_config
+from govcore.core.conversation import ConversationState
+from govcore.errors import AuthenticationError
+from govcore.service.access import KeyRing
+from govcore.service.shared import DecodedStates
+from govcore.service.store_keys import conversation_key
+from govcore.testing import FakeClock
+from tests.support import FULL_KEY, REVOKED_KEY, config, turn
+
+
+def _state(turns: int) -> ConversationState:
+    return ConversationState.from_bytes(
+        b'{"v":2,"turns":%d,"active":[],"block":"","updated":1.0,"events":0}\n' % turns
+    )
+
+
+def test_a_state_is_kept_for_equal_bytes_and_not_for_others() -> None:
+    states = DecodedStates(capacity=4)
+    raw = _state(3).to_bytes()
+    kept = _state(3)
+    states.put("k", raw, kept)
+    assert states.get("k", bytes(bytearray(raw))) is kept  # an equal copy, as Redis reads it
+    assert states.get("k", _state(4).to_bytes()) is None  # other bytes under the same key
+    assert states.get("other", raw) is None
+
+
+def test_the_oldest_state_goes_first_when_more_are_kept_than_the_capacity() -> None:
+    states = DecodedStates(capacity=2)
+    for name in ("a", "b"):
+        states.put(name, b"x", _state(1))
+    assert states.get("a", b"x") is not None  # a lookup does not make an entry newer: a put does
+    states.put("a", b"x", _state(1))
+    states.put("c", b"x", _state(1))
+    assert states.get("b", b"x") is None
+    assert states.get("a", b"x") is not None
+    assert states.get("c", b"x") is not None
+
+
+def test_a_turn_written_by_another_worker_is_read_as_written() -> None:
+    # Two services over one store, as two workers over one Redis: each keeps the states it
+    # wrote, and must still read the other's newer state instead of its own.
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    first = govcore.Governance.from_config(config(), clock=clock, store=store).client(FULL_KEY)
+    second = govcore.Governance.from_config(config(), clock=clock, store=store).client(FULL_KEY)
+    assert first.record_turn(turn("s", "Can I get a refund?")).turn_index == 1
+    assert second.record_turn(turn("s", "It arrived broken.")).turn_index == 2
+    assert first.record_turn(turn("s", "Thanks.")).turn_index == 3
+    assert first.get_conversation("s").turn_count == 3
+    assert second.get_conversation("s").turn_count == 3
+
+
+def test_a_corrupted_state_is_refused_even_after_it_was_kept() -> None:
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    gov = govcore.Governance.from_config(config(), clock=clock, store=store)
+    client = gov.client(FULL_KEY)
+    client.record_turn(turn("s", "Can I get a refund?"))
+    key = conversation_key("acme", "s")
+    store.set(key, b"not a state\n", expires_at=clock() + 600)
+    with pytest.raises(govcore.BackendError):
+        client.record_turn(turn("s", "Hello again."))
+
+
+def _ring() -> KeyRing:
+    return KeyRing(load_config(config()).keys)
+
+
+def test_a_key_object_authenticated_once_gives_the_same_principal_again() -> None:
+    ring = _ring()
+    secret = "".join(FULL_KEY)  # an object of its own
+    first = ring.authenticate(secret)
+    assert ring.authenticate(secret) is first
+    assert ring.authenticate(FULL_KEY + "") == first
+
+
+def test_other_secrets_are_still_checked_after_a_key_was_remembered() -> None:
+    ring = _ring()
+    ring.authenticate(FULL_KEY)
+    for refused in (FULL_KEY[:-1], FULL_KEY + "x", REVOKED_KEY, REVOKED_KEY):
+        with pytest.raises(AuthenticationError):
+            ring.authenticate(refused)
+
+
+def test_many_key_objects_are_all_authenticated() -> None:
+    ring = _ring()
+    # More distinct objects than the ring remembers: each is still authenticated correctly.
+    secrets = [FULL_KEY[:5] + FULL_KEY[5:] for _ in range(200)]
+    principals = {ring.authenticate(secret).key_id for secret in secrets}
+    assert len(principals) == 1
+    with pytest.raises(AuthenticationError):
+        ring.authenticate(FULL_KEY[:5] + "?" + FULL_KEY[6:])
