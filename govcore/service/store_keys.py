@@ -44,9 +44,8 @@ def _tenant_key(namespace: str, tenant: str, *parts: str) -> str:
 
 
 def conversation_key(tenant: str, session_id: str) -> str:
-    """Where a conversation's state lives (``_tenant_key(CONVERSATION, tenant, session_id)``,
-    written out: most requests make it, some twice)."""
-    return f"{CONVERSATION}:{{{len(tenant)}:{tenant}}}:{session_id}"
+    """Where a conversation's state lives."""
+    return _tenant_key(CONVERSATION, tenant, session_id)
 
 
 def idempotency_key(tenant: str, endpoint: str, key: str) -> str:
