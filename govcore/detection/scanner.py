@@ -37,6 +37,7 @@ import re2  # type: ignore[import-untyped]
 
 from govcore.detection.chars import VALUE_START, is_word
 from govcore.detection.detectors import CONTAINERS, DETECTORS, CandidatePattern
+from govcore.detection.digit_runs import MIN_DIGITS, DigitRuns, digits_needed
 from govcore.detection.hyperscan_engine import HyperscanSearch, MatchStarts, available
 from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
 from govcore.detection.secrets import SecretOptions
@@ -164,13 +165,26 @@ class Scanner:
                 members.append([])
             members[shape].append(index)
         self._shape_patterns: tuple[tuple[int, ...], ...] = tuple(tuple(m) for m in members)
+        # Shapes made only of digits and separators, nine digits or more (most national
+        # identifiers, card numbers, SSNs): searched over the text's digit runs, not all of it.
+        self._run_shapes = frozenset(
+            shape
+            for shape, m in enumerate(members)
+            if patterns[m[0]].anchor is None
+            and (digits_needed(patterns[m[0]].compiled.pattern) or 0) >= MIN_DIGITS
+        )
         fallbacks: list[EngineFallback] = []
-        # Hyperscan: one database of every shape, scanned once per text. Terms stay one RE2
-        # alternation, which is faster than Hyperscan on them (docs/decisions/detection-engine.md).
+        # Hyperscan: one database of every other shape, scanned once per text. Terms stay one
+        # RE2 alternation, and the digit-run shapes RE2 searches over the runs, both faster
+        # than Hyperscan on them (docs/decisions/detection-engine.md).
         self._pattern_search: HyperscanSearch | None = None
-        if engine == "hyperscan" and patterns:
+        if engine == "hyperscan" and len(self._run_shapes) < len(members):
             search = HyperscanSearch(
-                [(shape, patterns[m[0]].compiled.pattern) for shape, m in enumerate(members)],
+                [
+                    (shape, patterns[m[0]].compiled.pattern)
+                    for shape, m in enumerate(members)
+                    if shape not in self._run_shapes
+                ],
                 frozenset(
                     shape
                     for shape, m in enumerate(members)
@@ -188,8 +202,8 @@ class Scanner:
                 for index, reason in refused
             ]
         self.fallbacks: tuple[EngineFallback, ...] = tuple(fallbacks)
-        # The shapes RE2 alone finds: all of them with the RE2 engine, those Hyperscan
-        # refused with the other. One RE2 set of them tells in one pass which occur at all, so
+        # The shapes RE2 alone finds: all of them with the RE2 engine, the digit-run shapes
+        # and those Hyperscan refused with the other. One RE2 set of them tells in one pass which occur at all, so
         # the cost of the rules that do not occur is one DFA step per byte, however many there
         # are. Present shapes are then searched one by one.
         self._re2_shapes: tuple[int, ...] = tuple(
@@ -444,10 +458,17 @@ class Scanner:
         """Every pattern of the ``present`` shapes, in pattern order (the order of a rule's
         spans decides between equal ones), each on its shape's search and hints."""
         work: list[tuple[int, Any, MatchStarts | None]] = []
+        runs: DigitRuns | None = None
         for shape in present:
             indices = self._shape_patterns[shape]
             regexp = self._patterns[indices[0]].compiled._regexp
-            search = regexp.Match if len(indices) == 1 else _RememberedSearch(regexp)
+            if shape in self._run_shapes:
+                runs = runs or DigitRuns(data)
+                search = runs.search(regexp)
+            else:
+                search = regexp.Match
+            if len(indices) > 1:
+                search = _RememberedSearch(search)
             hints = starts.get(shape)
             work += [(index, search, hints) for index in indices]
         work.sort(key=lambda entry: entry[0])
@@ -475,8 +496,9 @@ class _RememberedSearch:
 
     __slots__ = ("_answers", "_match")
 
-    def __init__(self, regexp: Any) -> None:
-        self._match = regexp.Match
+    def __init__(self, match: Any) -> None:
+        """``match``: RE2's ``Match`` of the shape's pattern, or a search with its answers."""
+        self._match = match
         # Per end of the searched range: the positions searched from, sorted, and the answers.
         self._answers: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}
 

@@ -415,7 +415,7 @@ def test_a_remembered_search_answers_as_re2_does_from_every_position(
 
     data = text.encode()
     regexp = re2.compile(pattern)._regexp
-    remembered = _RememberedSearch(regexp)
+    remembered = _RememberedSearch(regexp.Match)
     # The random searches first, then one from every position: each asked after answers
     # from positions before and after it are remembered.
     asked = [min(p, len(data)) for p in positions] + list(range(len(data) + 1))
