@@ -48,7 +48,7 @@ _JOINER = b"\n"  # not a run character: no pattern searched here matches it
 
 
 class DigitRuns:
-    """The runs of one text (its UTF-8 bytes), found on first use."""
+    """The runs of one text (its UTF-8 bytes), found on the first search."""
 
     __slots__ = ("_data", "_joined", "_run_ends", "_run_offsets", "_run_starts")
 
@@ -79,14 +79,18 @@ class DigitRuns:
     def search(self, regexp: Any) -> Any:
         """A drop-in for ``regexp.Match`` (``(anchor, data, position, end)`` of this text,
         ``end`` its length) that searches the runs, for a pattern :func:`digits_needed`
-        accepts."""
+        accepts; ``regexp.Match`` itself when the runs are most of the text (a table of
+        numbers, a run of digits), where mapping each answer back would cost more than the
+        bytes it skips."""
         match = regexp.Match
+        joined = self._joined if self._joined is not None else self._join()
+        if 2 * len(joined) > len(self._data):
+            return match
 
         def search(anchor: Any, data: bytes, position: int, end: int) -> list[tuple[int, int]]:
             if data is not self._data or end != len(data):
                 answer: list[tuple[int, int]] = match(anchor, data, position, end)
                 return answer  # not this text's whole: as asked
-            joined = self._joined if self._joined is not None else self._join()
             # The first run that ends after the position; the search starts at the position
             # when it is inside that run, else at the run's start.
             k = bisect_right(self._run_ends, position)

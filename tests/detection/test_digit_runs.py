@@ -98,25 +98,74 @@ _PIECES = st.sampled_from(
         "a",
         "é",
         "(",
+        "811228+9874",
+        "2345:6789:0124",
+        "4111.1111.1111.1111",
     ]
 )
+
+# Values written with each run separator, and numbers of other scripts, in prose.
+_WRITTEN = (
+    "4111 1111 1111 1111",
+    "4111-1111-1111-1111",
+    "4111.1111.1111.1111",
+    "123-45-6789",
+    "811228+9874",
+    "19811228+9874",
+    "2345:6789:0124",
+    "1-1017-00230-70-8",
+    "900101-1234568",
+    "0260-0959-3",
+    "123-456-782-000",
+    "86 095 742 719",
+    "٣٤٥٦٧٨٩٠١٢٣",
+    "12345678901",
+)
+
+
+def _answers_as_re2(pattern: str, data: bytes) -> None:
+    regexp = re2.compile(pattern, _OPTIONS)._regexp
+    search = DigitRuns(data).search(regexp)
+    for position in range(len(data) + 1):
+        expected = regexp.Match(_UNANCHORED, data, position, len(data))[0]
+        assert search(_UNANCHORED, data, position, len(data))[0] == expected, position
+
+
+@pytest.mark.parametrize("pattern", RUN_PATTERNS)
+def test_values_with_every_separator_are_found_over_runs(pattern: str) -> None:
+    """Every value shape, with each separator the patterns allow, found from every position
+    over the runs as RE2 finds it over the whole text."""
+    prose = " and the order was sent, ".join(_WRITTEN)
+    _answers_as_re2(pattern, f"Dear customer: {prose}; thanks ({prose}).".encode())
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     pieces=st.lists(_PIECES, max_size=30),
     pattern=st.sampled_from(RUN_PATTERNS),
-    positions=st.lists(st.integers(0, 400), max_size=10),
+    positions=st.lists(st.integers(0, 1000), max_size=10),
 )
 def test_a_search_over_runs_answers_as_re2_over_the_whole_text(
     pieces: list[str], pattern: str, positions: list[int]
 ) -> None:
     """From every position (and some asked first, out of order), the search over the runs
-    finds the match RE2 finds over the whole text, in the text's byte offsets."""
-    data = "".join(pieces).encode()
+    finds the match RE2 finds over the whole text, in the text's byte offsets. Prose around the
+    pieces keeps the runs a small part of the text, as in an output (the view searches the
+    whole text itself when the runs are most of it)."""
+    prose = "the order was sent " * 12
+    data = (prose + "".join(pieces) + prose).encode()
     regexp = re2.compile(pattern, _OPTIONS)._regexp
     search = DigitRuns(data).search(regexp)
+    # Some positions asked first and out of order, then every position.
     asked = [min(p, len(data)) for p in positions] + list(range(len(data) + 1))
     for position in asked:
         expected = regexp.Match(_UNANCHORED, data, position, len(data))[0]
         assert search(_UNANCHORED, data, position, len(data))[0] == expected, position
+
+
+def test_a_text_made_mostly_of_runs_is_searched_whole() -> None:
+    """A run of digits as long as the text: searching the runs would skip nothing."""
+    regexp = re2.compile(RUN_PATTERNS[0], _OPTIONS)._regexp
+    data = b"1" * 1000
+    assert DigitRuns(data).search(regexp) == regexp.Match
+    assert DigitRuns(b"x" * 1000 + data[:100]).search(regexp) != regexp.Match
