@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,6 +37,7 @@ import re2  # type: ignore[import-untyped]
 
 from govcore.detection.chars import VALUE_START, is_word
 from govcore.detection.detectors import CONTAINERS, DETECTORS, CandidatePattern
+from govcore.detection.digit_runs import MIN_DIGITS, DigitRuns, digits_needed
 from govcore.detection.hyperscan_engine import HyperscanSearch, MatchStarts, available
 from govcore.detection.normalize import NormalizedText, normalize, skeleton_of
 from govcore.detection.secrets import SecretOptions
@@ -151,39 +152,70 @@ class Scanner:
         self.rules = tuple(rules)
         self.engine = engine
         self._patterns = tuple(patterns)
+        # Patterns of one shape (the same RE2 pattern, searched in the same windows: the
+        # candidates of au_tfn, au_acn and ca_sin, of pl_pesel, tr_national_id and ng_nin) are
+        # one entry of the set and of the Hyperscan database, and their searches of a text are
+        # shared (_RememberedSearch): each pattern still keeps its own validator and walk.
+        shape_ids: dict[tuple[str, bytes | None, tuple[int, int]], int] = {}
+        members: list[list[int]] = []
+        for index, pattern in enumerate(patterns):
+            key = (pattern.compiled.pattern, pattern.anchor, pattern.reach)
+            shape = shape_ids.setdefault(key, len(members))
+            if shape == len(members):
+                members.append([])
+            members[shape].append(index)
+        self._shape_patterns: tuple[tuple[int, ...], ...] = tuple(tuple(m) for m in members)
+        # Shapes made only of digits and separators, nine digits or more (most national
+        # identifiers, card numbers, SSNs): searched over the text's digit runs, not all of it.
+        self._run_shapes = frozenset(
+            shape
+            for shape, m in enumerate(members)
+            if patterns[m[0]].anchor is None
+            and (digits_needed(patterns[m[0]].compiled.pattern) or 0) >= MIN_DIGITS
+        )
         fallbacks: list[EngineFallback] = []
-        # Hyperscan: one database of every pattern, scanned once per text. Terms stay one RE2
-        # alternation, which is faster than Hyperscan on them (docs/decisions/detection-engine.md).
+        # Hyperscan: one database of every other shape, scanned once per text. Terms stay one
+        # RE2 alternation, and the digit-run shapes RE2 searches over the runs, both faster
+        # than Hyperscan on them (docs/decisions/detection-engine.md).
         self._pattern_search: HyperscanSearch | None = None
-        if engine == "hyperscan" and patterns:
+        if engine == "hyperscan" and len(self._run_shapes) < len(members):
             search = HyperscanSearch(
-                [(i, p.compiled.pattern) for i, p in enumerate(patterns)],
-                frozenset(i for i, p in enumerate(patterns) if p.validator is not None),
+                [
+                    (shape, patterns[m[0]].compiled.pattern)
+                    for shape, m in enumerate(members)
+                    if shape not in self._run_shapes
+                ],
+                frozenset(
+                    shape
+                    for shape, m in enumerate(members)
+                    if any(patterns[i].validator is not None for i in m)
+                ),
             )
             self._pattern_search = search
-            fallbacks += [
-                EngineFallback(
-                    self._source(fallback.pattern_id),
-                    patterns[fallback.pattern_id].compiled.pattern,
-                    fallback.reason,
-                )
+            refused = sorted(
+                (index, fallback.reason)
                 for fallback in search.fallbacks
+                for index in members[fallback.pattern_id]
+            )
+            fallbacks += [
+                EngineFallback(self._source(index), patterns[index].compiled.pattern, reason)
+                for index, reason in refused
             ]
         self.fallbacks: tuple[EngineFallback, ...] = tuple(fallbacks)
-        # The patterns RE2 alone finds: all of them with the RE2 engine, those Hyperscan
-        # refused with the other. One RE2 set of them tells in one pass which occur at all, so
+        # The shapes RE2 alone finds: all of them with the RE2 engine, the digit-run shapes
+        # and those Hyperscan refused with the other. One RE2 set of them tells in one pass which occur at all, so
         # the cost of the rules that do not occur is one DFA step per byte, however many there
-        # are. Present patterns are then searched one by one.
-        self._re2_patterns: tuple[int, ...] = tuple(
-            i
-            for i in range(len(patterns))
-            if self._pattern_search is None or i not in self._pattern_search.compiled_ids
+        # are. Present shapes are then searched one by one.
+        self._re2_shapes: tuple[int, ...] = tuple(
+            shape
+            for shape in range(len(members))
+            if self._pattern_search is None or shape not in self._pattern_search.compiled_ids
         )
         self._set: Any = None
-        if self._re2_patterns:
+        if self._re2_shapes:
             every = re2.Set.SearchSet(_OPTIONS)
-            for index in self._re2_patterns:
-                every.Add(patterns[index].compiled.pattern)
+            for shape in self._re2_shapes:
+                every.Add(patterns[members[shape][0]].compiled.pattern)
             every.Compile()
             self._set = every
         self._terms = _TermMatcher(terms) if terms else None
@@ -316,7 +348,7 @@ class Scanner:
         # RE2 works on UTF-8 (``data``); byte offsets are converted back only when needed.
         chars = _CharOffsets(normalized.text, data)
         starts: dict[int, MatchStarts] = {}
-        present: list[int] = []
+        present: list[int] = []  # shapes
         if self._pattern_search is not None:
             reported = self._pattern_search.scan(data)
             if reported is None:  # too many reports: RE2 searches them all, without hints
@@ -326,9 +358,8 @@ class Scanner:
                 present += starts
         if self._set is not None:
             # RE2 answers with positions in its set, in no particular order.
-            present += [self._re2_patterns[i] for i in self._set.Match(data) or ()]
+            present += [self._re2_shapes[i] for i in self._set.Match(data) or ()]
         if present:
-            present.sort()
             self._scan_patterns(normalized.text, data, chars, present, starts, found)
         if self._terms is not None:
             if len(data) == len(normalized.text):
@@ -424,12 +455,64 @@ class Scanner:
         starts: dict[int, MatchStarts],
         found: dict[int, list[tuple[int, int, float]]],
     ) -> None:
-        for pattern_index in present:
+        """Every pattern of the ``present`` shapes, in pattern order (the order of a rule's
+        spans decides between equal ones), each on its shape's search and hints."""
+        work: list[tuple[int, Any, MatchStarts | None]] = []
+        runs: DigitRuns | None = None
+        for shape in present:
+            indices = self._shape_patterns[shape]
+            regexp = self._patterns[indices[0]].compiled._regexp
+            if shape in self._run_shapes:
+                runs = runs or DigitRuns(data)
+                search = runs.search(regexp)
+            else:
+                search = regexp.Match
+            if len(indices) > 1:
+                search = _RememberedSearch(search)
+            hints = starts.get(shape)
+            work += [(index, search, hints) for index in indices]
+        work.sort(key=lambda entry: entry[0])
+        for pattern_index, search, hints in work:
             pattern = self._patterns[pattern_index]
-            spans = _spans(pattern, text, data, chars, starts.get(pattern_index))
-            for begin, end, factor in spans:
+            for begin, end, factor in _spans(pattern, text, data, chars, search, hints):
                 for rule_index in pattern.rules:
                     found.setdefault(rule_index, []).append((begin, end, factor))
+
+
+class _RememberedSearch:
+    """The searches of one shape in one text (made for each text), shared by the patterns of
+    that shape.
+
+    ``search(anchor, data, position, end)`` answers as RE2's ``Match`` does (the leftmost
+    match that begins at or after ``position`` and ends by ``end``, ``(-1, -1)`` for none),
+    but without searching again where an earlier answer settles it: if a search from ``q``
+    found its match at ``b`` (or none), a search from any ``p`` with ``q <= p <= b`` finds the
+    same match. No match begins in ``[q, b)``, hence none in ``[p, b)``; the match at ``b`` is
+    the one RE2 prefers among those beginning there, which does not depend on where the search
+    began (RE2 reads the text around the searched range as context: ``\b`` and ``^`` at
+    ``position`` see the character before it). Patterns of a shape mostly refuse the same
+    candidates and walk the same positions, so the second and third walks cost lookups.
+    """
+
+    __slots__ = ("_answers", "_match")
+
+    def __init__(self, match: Any) -> None:
+        """``match``: RE2's ``Match`` of the shape's pattern, or a search with its answers."""
+        self._match = match
+        # Per end of the searched range: the positions searched from, sorted, and the answers.
+        self._answers: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}
+
+    def __call__(self, anchor: Any, data: bytes, position: int, end: int) -> list[tuple[int, int]]:
+        positions, answers = self._answers.setdefault(end, ([], []))
+        k = bisect_right(positions, position)
+        if k:
+            begin = answers[k - 1][0]
+            if begin == -1 or begin >= position:
+                return [answers[k - 1]]
+        answer = self._match(anchor, data, position, end)[0]
+        positions.insert(k, position)
+        answers.insert(k, answer)
+        return [answer]
 
 
 TermOwners = tuple[tuple[int, bool, bool], ...]
@@ -635,17 +718,19 @@ def _spans(
     text: str,
     data: bytes,
     chars: _CharOffsets,
+    search: Any,
     starts: MatchStarts | None = None,
 ) -> Iterable[tuple[int, int, float]]:
     """Matches of ``pattern``, validated, as character spans ``(start, end, factor)``.
 
     A validator may accept a shorter span than the candidate (a card number followed by a year);
     the rest of the candidate is searched again, so nothing after the accepted part is lost.
+    ``search``: RE2's ``Match`` of the pattern, or the shared search of its shape.
     ``starts``: where Hyperscan says the pattern's matches can begin (see
     :mod:`govcore.detection.hyperscan_engine`).
     """
     for lo, hi in _windows(pattern, data):
-        yield from _window_spans(pattern, text, data, chars, lo, hi, starts)
+        yield from _window_spans(pattern, text, data, chars, lo, hi, search, starts)
 
 
 def _window_spans(
@@ -655,6 +740,7 @@ def _window_spans(
     chars: _CharOffsets,
     lo: int,
     hi: int,
+    search: Any,
     starts: MatchStarts | None,
 ) -> Iterable[tuple[int, int, float]]:
     position = lo
@@ -666,7 +752,7 @@ def _window_spans(
             if skip_to is None or skip_to >= hi:
                 return
             position = skip_to
-        begin_byte, end_byte = pattern.compiled._regexp.Match(_UNANCHORED, data, position, hi)[0]
+        begin_byte, end_byte = search(_UNANCHORED, data, position, hi)[0]
         if begin_byte == -1:
             return
         if begin_byte == end_byte:

@@ -340,3 +340,85 @@ def test_a_match_of_a_policy_that_does_not_apply_frees_nothing() -> None:
 def _scanner_of(*rules: tuple[str, dict[str, Any]]) -> Scanner:
     documents = [PolicyDocument.model_validate(policy(pid, detect=[rule])) for pid, rule in rules]
     return compile_rules((document, document.detect[0]) for document in documents)
+
+
+# Kinds whose candidates are one pattern, searched once for all of them (none of them contains
+# another kind's match, so each finds together exactly what it finds alone).
+SHARED_SHAPES = (("au_tfn", "au_acn", "ca_sin"), ("tr_national_id", "ng_nin"))
+_SHAPE_PIECES = (
+    "123 456 782",  # a TFN
+    "004 085 616",  # an ACN
+    "130 692 544",  # a SIN
+    "10000000146",  # a T.C. Kimlik No
+    "12345678902",  # a NIN
+    "TFN ",
+    "ACN: ",
+    "SIN ",
+    "T.C. Kimlik No ",
+    "NIN ",
+    "123",
+    "456",
+    "0",
+    "7",
+    " ",
+    "-",
+    "\n",
+    "x",
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    group=st.sampled_from(SHARED_SHAPES),
+    pieces=st.lists(st.sampled_from(_SHAPE_PIECES), min_size=1, max_size=40),
+)
+def test_kinds_of_one_shape_find_together_what_each_finds_alone(
+    group: tuple[str, ...], pieces: list[str]
+) -> None:
+    """The candidates of kinds with the same pattern are searched once per text and shared:
+    each kind still walks its own candidates (its validator refuses some, or keeps a shorter
+    span), and finds exactly what a scanner of that kind alone finds."""
+    text = "".join(pieces)
+    together = scanner(*({"pii": kind} for kind in group)).scan(text)
+    for kind in group:
+        alone = [(h.start, h.end, h.confidence) for h in scanner({"pii": kind}).scan(text)]
+        shared = [(h.start, h.end, h.confidence) for h in together if h.rule.label == kind]
+        assert shared == alone, kind
+
+
+def test_kinds_of_one_shape_each_report_their_own_values() -> None:
+    """A TFN, an ACN and a SIN after their names, in one text: each of the three kinds that
+    share the candidate pattern reports its own value (a value that passes another kind's check
+    digit too, printed in its groups, is that kind's weaker match as well)."""
+    text = "TFN 123 456 782, ACN: 004 085 616 and SIN 130 692 544."
+    hits = scanner(*({"pii": kind} for kind in SHARED_SHAPES[0])).scan(text)
+    reported = {(h.rule.label, text[h.start : h.end]) for h in hits}
+    assert {("au_tfn", "123 456 782"), ("au_acn", "004 085 616"), ("ca_sin", "130 692 544")} <= (
+        reported
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet="12 -x\n", max_size=60),
+    positions=st.lists(st.integers(0, 60), min_size=1, max_size=30),
+    pattern=st.sampled_from([r"\p{Nd}{3}[ -]?\p{Nd}{3}", r"\b\d+\b", r"x?\d", r"(?:1|12)2*"]),
+)
+def test_a_remembered_search_answers_as_re2_does_from_every_position(
+    text: str, positions: list[int], pattern: str
+) -> None:
+    """The shared search of a shape answers every search, in any order, as RE2 does: what it
+    remembers from one position settles only the positions before that search's match."""
+    import re2  # type: ignore[import-untyped]
+
+    from govcore.detection.scanner import _UNANCHORED, _RememberedSearch
+
+    data = text.encode()
+    regexp = re2.compile(pattern)._regexp
+    remembered = _RememberedSearch(regexp.Match)
+    # The random searches first, then one from every position: each asked after answers
+    # from positions before and after it are remembered.
+    asked = [min(p, len(data)) for p in positions] + list(range(len(data) + 1))
+    for position in asked:
+        direct = regexp.Match(_UNANCHORED, data, position, len(data))[0]
+        assert remembered(_UNANCHORED, data, position, len(data))[0] == direct, position
