@@ -139,8 +139,10 @@ class CheckedText:
         verdict: the check's verdict; ``None`` when govcore could not decide.
         changed: ``text`` differs from the text that was checked.
         withheld: govcore could not decide and the conversation fails closed.
-        recorded: the text was also recorded as a turn
-            (:meth:`GovernedConversation.check_and_record_tool_result`).
+        recorded: the text was also recorded as a turn (by
+            :meth:`GovernedConversation.check_answer` and
+            :meth:`GovernedConversation.check_and_record_tool_result`); not when the store
+            failed and only the check could be made.
     """
 
     text: str
@@ -479,7 +481,16 @@ class GovernedConversation:
             response = yield _Call("record_turn", (request,), {**identifiers, "check_result": True})
             verdict = self._verdict_of(response)
         except _UNDECIDED as error:
-            return self._check_failed(f"the result of {tool_name!r}", text, error)
+            # The turn needs the store and the check does not: a store that fails must not
+            # cost the check (a result delivered unredacted, or withheld, that one stateless
+            # request can still decide). The turn is left to a later record. One line is
+            # logged: the turn's when the check decides, else the check's.
+            checked = yield from self._check_tool_result_plan(tool_name, text, call_id)
+            if checked.verdict is not None:
+                self._undecided(
+                    "a tool turn", error, "it is not recorded now", "it is not recorded now"
+                )
+            return checked
         checked = dataclasses.replace(self._checked(text, verdict), recorded=True)
         # Later turns read what was delivered as their context, as after record_tool_result.
         self._took(response, checked.text)
@@ -494,6 +505,7 @@ class GovernedConversation:
             checked = CheckedText(text, None, changed=False, withheld=False)
         else:
             request = self._answer_request(text)
+            response = None
             try:
                 response = yield _Call("record_turn", (request,), {"message_id": message_id})
                 if "checkOutput" in request:
@@ -501,9 +513,21 @@ class GovernedConversation:
                 else:
                     verdict = yield _Call("post_inference", (self._answer_check(text),), {})
             except _UNDECIDED as error:
-                return self._check_failed("the answer", text, error)
+                if response is not None:  # recorded, but the check itself could not decide
+                    return self._check_failed("the answer", text, error)
+                # The turn needs the store and the check does not: as for a tool's result,
+                # a failing store costs the record, never the check (one line logged).
+                try:
+                    verdict = yield _Call("post_inference", (self._answer_check(text),), {})
+                except _UNDECIDED as check_error:
+                    return self._check_failed("the answer", text, check_error)
+                self._undecided(
+                    "the answer's turn", error, "it is not recorded now", "it is not recorded now"
+                )
+                # Not remembered: the same answer handed over again tries its turn again.
+                return self._checked(text, verdict)
             self._took(response, text)
-            checked = self._checked(text, verdict)
+            checked = dataclasses.replace(self._checked(text, verdict), recorded=True)
         self._remember_answer(key, checked)
         return checked
 
@@ -555,7 +579,8 @@ class GovernedConversation:
         the turn's head takes two requests).
 
         The turn records the result as the tool returned it (the check is of the same
-        request); later turns read what is delivered as their context. ``recorded`` says
+        request; a result longer than the turn's head records the head of what is delivered,
+        in a second request); later turns read what is delivered as their context. ``recorded`` says
         whether the turn was recorded: not when govcore could not decide (the check's failure
         is logged and handled as :meth:`check_tool_result` handles it; record the delivered
         text later, or let the next model call's history do it), nor for an empty result.

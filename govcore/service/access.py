@@ -106,7 +106,10 @@ class KeyRing:
         """
         if not secret:
             raise AuthenticationError(MISSING_KEY)
-        known = self._known.get(id(secret))
+        # Only a built-in string is remembered: its value cannot change under the same object
+        # (a str-like object such as UserString can be changed in place, keeping its id).
+        exact = type(secret) is str
+        known = self._known.get(id(secret)) if exact else None
         if known is not None:
             return known[1]
         digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).digest()
@@ -118,9 +121,10 @@ class KeyRing:
             # digest prefix, never the secret.
             _log.debug("revoked API key %s was presented", entry.principal.key_id)
             raise AuthenticationError(INVALID_KEY)
-        if len(self._known) >= _SECRETS_KNOWN:
-            self._known = {}  # many different objects: start again rather than grow
-        self._known[id(secret)] = (secret, entry.principal)
+        if exact:
+            if len(self._known) >= _SECRETS_KNOWN:
+                self._known = {}  # many different objects: start again rather than grow
+            self._known[id(secret)] = (secret, entry.principal)
         return entry.principal
 
 

@@ -333,7 +333,13 @@ def record_identified_turn(
     fingerprint = b""
     if request.idempotency_key is not None:
         idem_key = _turn_record_key(principal, request.idempotency_key)
-        fingerprint = _fingerprint(request.model_dump(mode="json"))
+        document: Any = request.model_dump(mode="json")
+        if turn.check_result:
+            # The answer carries the check's verdict: a retry that asks otherwise is another
+            # request (400), not a replay of an answer without it (or with one not asked for).
+            # Plain turns keep their fingerprints, so stored records stay valid.
+            document = {"request": document, "checkResult": True}
+        fingerprint = _fingerprint(document)
         # A committed record never changes until it expires: replay it without any work.
         stored = yield from read(reads, idem_key)
         if stored is not None:
@@ -555,14 +561,9 @@ def delete_conversation(
 ) -> Steps[Result[Any]]:
     """``DELETE /governance/conversation/{sessionId}``: idempotent purge of everything kept for
     the session (its state and the record of its streaming check)."""
-    yield from perform(
-        Delete(
-            (
-                conversation_key(principal.tenant, session_id),
-                stream_key(principal.tenant, session_id),
-            )
-        )
-    )
+    conv_key = conversation_key(principal.tenant, session_id)
+    yield from perform(Delete((conv_key, stream_key(principal.tenant, session_id))))
+    service.states.discard(conv_key)
     return Result(None)
 
 

@@ -80,6 +80,12 @@ class DecodedStates:
         kept, state = entry
         return state if kept is raw or kept == raw else None
 
+    def discard(self, key: str) -> None:
+        """Forget the state kept for ``key`` (its conversation was deleted: nothing of it is
+        kept, not even in this process's memory)."""
+        with self._lock:
+            self._entries.pop(key, None)
+
     def put(self, key: str, raw: bytes, state: ConversationState) -> None:
         """Keep ``state`` as the decoding of ``raw`` under ``key`` (the oldest entry goes when
         more than the capacity are kept)."""

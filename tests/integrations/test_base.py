@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -252,19 +253,41 @@ def test_an_empty_tool_result_is_neither_checked_nor_recorded() -> None:
 
 
 @pytest.mark.parametrize("fail", ["closed", "open"])
-def test_a_tool_result_that_cannot_be_checked_is_not_recorded(
+def test_a_failing_store_costs_a_tool_result_its_turn_never_its_check(
     fail: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # The turn needs the store, the check does not: with the store down the result is still
+    # checked (and its card number redacted) in either mode, and only the turn is lost.
     governed, store = failing_conversation(fail)
     with caplog.at_level(logging.WARNING, logger="govcore.integrations"):
-        checked = governed.check_and_record_tool_result("lookup_order", "order 17", call_id="c1")
+        checked = governed.check_and_record_tool_result(
+            "lookup_customer", {"card": CARD, "name": "Ada"}, call_id="c1"
+        )
     assert not checked.recorded
-    assert checked.verdict is None
-    assert checked.withheld == (fail == "closed")
-    assert checked.text == (WITHHELD_TEXT if fail == "closed" else "order 17")
+    assert checked.verdict is not None
+    assert not checked.verdict.safe
+    assert not checked.withheld
+    assert CARD_DIGITS not in digits(checked.text)
+    assert "Ada" in checked.text
     assert len(caplog.records) == 1
+    assert "tool turn" in caplog.records[0].getMessage()
     store.down = False
     assert governed.blocking_client.get_conversation(governed.session_id).turn_count == 1
+
+
+@pytest.mark.parametrize("fail", ["closed", "open"])
+def test_an_answer_is_checked_when_its_turn_cannot_be_recorded(fail: str) -> None:
+    governed, store = failing_conversation(fail)
+    answer = governed.check_answer(f"Your card {CARD} is on file.")
+    assert not answer.recorded
+    assert answer.verdict is not None
+    assert not answer.withheld
+    assert CARD_DIGITS not in digits(answer.text)
+    store.down = False
+    # not remembered as checked: handed over again, the answer's turn is recorded this time
+    again = governed.check_answer(f"Your card {CARD} is on file.")
+    assert again.recorded
+    assert governed.blocking_client.get_conversation(governed.session_id).turn_count == 2
 
 
 def test_checking_and_recording_a_tool_result_asyncio_is_the_same() -> None:
@@ -326,10 +349,36 @@ def failing_conversation(fail: str) -> tuple[GovernedConversation, SwitchableSto
     return governed, store
 
 
+class UnavailableClient:
+    """A typed client whose every call fails, as when govcore's process cannot answer at all
+    (a store outage alone still lets the output checks decide)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._client, name)
+        if not callable(target) or name in ("aio", "blocking"):
+            return target
+
+        def failing(*_args: Any, **_kwargs: Any) -> Any:
+            raise govcore.BackendError("govcore is unavailable")
+
+        return failing
+
+
+def unavailable_conversation(fail: str) -> GovernedConversation:
+    client = governance().client(KEY)
+    governed = GovernedConversation(client, fail=fail)
+    governed.record_user("Can I pay by card?")
+    governed._client = UnavailableClient(client)  # type: ignore[assignment]
+    return governed
+
+
 def test_fail_closed_blocks_withholds_and_stops_the_model_call(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    governed, _ = failing_conversation("closed")
+    governed = unavailable_conversation("closed")
     with caplog.at_level(logging.WARNING, logger="govcore.integrations"):
         gate = governed.gate_tool("issue_refund", {"amount": 1})
         answer = governed.check_answer("Your parcel left the depot.")
@@ -347,7 +396,7 @@ def test_fail_closed_blocks_withholds_and_stops_the_model_call(
 
 
 def test_fail_open_lets_through_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
-    governed, _ = failing_conversation("open")
+    governed = unavailable_conversation("open")
     with caplog.at_level(logging.WARNING, logger="govcore.integrations"):
         gate = governed.gate_tool("issue_refund", {"amount": 900})
         answer = governed.check_answer("Your parcel left the depot.")

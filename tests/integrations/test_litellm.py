@@ -658,9 +658,10 @@ def test_fail_closed_refuses_the_model_call_when_turns_cannot_be_recorded(
     assert model.requests == []
 
 
-def test_fail_closed_blocks_the_tool_and_withholds_the_answer(model: ScriptedModel) -> None:
-    """The store goes down while the model answers: the tool call is blocked (it never runs)
-    and the answer is withheld."""
+def test_fail_closed_blocks_the_tool_and_checks_the_answer(model: ScriptedModel) -> None:
+    """The store goes down while the model answers: the tool call is blocked (it never runs:
+    its gate reads the conversation) and the answer, whose check needs no store, is delivered
+    checked and redacted."""
     client, store = fallible()
     governed = GovernanceCallback(client)
     model.says(f"Card {CARD}", tool_call("c1", "lookup_order", order="A-1"))
@@ -670,7 +671,7 @@ def test_fail_closed_blocks_the_tool_and_withholds_the_answer(model: ScriptedMod
     replies = governed.run_tools(response, {"lookup_order": lambda order: ran.append(order)})
 
     assert ran == []
-    assert response.choices[0].message.content == WITHHELD_TEXT
+    assert response.choices[0].message.content == f"Card {CARD_REPLACEMENT}"
     gate = governed.tool_gate(response.choices[0].message.tool_calls[0])
     assert gate is not None
     assert gate.action == "block"

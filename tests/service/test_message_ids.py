@@ -268,6 +268,24 @@ def test_a_tool_turn_checked_as_its_result_answers_the_verdict(gov: govcore.Gove
     assert plain.post_inference_check is None
 
 
+@pytest.mark.parametrize("checked_first", [False, True])
+def test_an_idempotency_key_is_not_replayed_across_the_result_check(
+    gov: govcore.Governance, checked_first: bool
+) -> None:
+    """The same idempotencyKey with and without ``check_result`` is two different requests: a
+    replay would answer without the verdict that was asked for (or with one that was not)."""
+    client = gov.client(FULL_KEY)
+    tool = turn(SESSION, f"card on file: {CARD}", role="tool", idempotencyKey="tool-1")
+    first = client.record_turn(tool, check_result=checked_first)
+    assert (first.post_inference_check is not None) == checked_first
+    with pytest.raises(govcore.InvalidRequestError) as raised:
+        client.record_turn(tool, check_result=not checked_first)
+    assert [d.field for d in raised.value.details] == ["idempotencyKey"]
+    again = client.record_turn(tool, check_result=checked_first)
+    assert again.turn_index == first.turn_index == 1
+    assert (again.post_inference_check is not None) == checked_first
+
+
 @pytest.mark.parametrize("role", ["user", "assistant"])
 def test_checking_a_result_needs_a_tool_turn(gov: govcore.Governance, role: str) -> None:
     client = gov.client(FULL_KEY)

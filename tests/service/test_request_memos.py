@@ -3,6 +3,8 @@ authenticated key objects. Each is only ever a shortcut to the answer the full w
 
 from __future__ import annotations
 
+from collections import UserString
+
 import pytest
 
 import govcore
@@ -89,6 +91,33 @@ def test_other_secrets_are_still_checked_after_a_key_was_remembered() -> None:
     for refused in (FULL_KEY[:-1], FULL_KEY + "x", REVOKED_KEY, REVOKED_KEY):
         with pytest.raises(AuthenticationError):
             ring.authenticate(refused)
+
+
+def test_a_str_like_key_object_is_checked_every_time() -> None:
+    # A UserString can change its value in place, keeping its identity: only built-in strings
+    # are remembered, so the changed value is refused.
+    ring = _ring()
+    secret = UserString(FULL_KEY)
+    assert ring.authenticate(secret).key_id == ring.authenticate(FULL_KEY).key_id  # type: ignore[arg-type]
+    secret.data = FULL_KEY[:-1] + "x"
+    with pytest.raises(AuthenticationError):
+        ring.authenticate(secret)  # type: ignore[arg-type]
+
+
+def test_a_deleted_conversation_leaves_no_state_in_memory() -> None:
+    # DELETE purges the conversation: the decoded state this process kept goes with it.
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    gov = govcore.Governance.from_config(config(), clock=clock, store=store)
+    client = gov.client(FULL_KEY)
+    client.record_turn(turn("s", "Can I get a refund?"))
+    key = conversation_key("acme", "s")
+    raw = store.get(key)
+    assert raw is not None
+    states = gov._service.states  # the service's own memory of decoded states
+    assert states.get(key, raw) is not None
+    client.delete_conversation("s")
+    assert states.get(key, raw) is None
 
 
 def test_many_key_objects_are_all_authenticated() -> None:
