@@ -19,6 +19,7 @@ position outside every run is searched as the start of the next run, where no ma
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from typing import Any
 
@@ -44,6 +45,7 @@ _RUN = re2.compile(
     f"(?:{_SEPARATOR_CLASS}*{_DIGIT}){{{MIN_DIGITS}}}{_CLASS}*", _RUN_OPTIONS
 )._regexp
 _UNANCHORED = re2._Anchor.UNANCHORED
+_ASCII_COUNT = re.compile("[0-9]+")  # a repeat's count, as RE2 reads one
 _JOINER = b"\n"  # not a run character: no pattern searched here matches it
 
 
@@ -215,11 +217,13 @@ def _repeat(pattern: str, position: int) -> tuple[int, int]:
         close = pattern.find("}", position)
         if close == -1:
             raise _NotRunShapedError
+        # RE2 reads a repeat only from ASCII digits ("{٩}" is three literal characters), so
+        # only those are counts here: str.isdigit would take "٩" or "²" as a count.
         bounds = pattern[position + 1 : close].split(",")
         if (
             len(bounds) > 2
-            or not bounds[0].isdigit()
-            or not all(b.isdigit() for b in bounds[1:] if b)
+            or not _ASCII_COUNT.fullmatch(bounds[0])
+            or not all(_ASCII_COUNT.fullmatch(b) for b in bounds[1:] if b)
         ):
             raise _NotRunShapedError
         low, position = int(bounds[0]), close + 1
