@@ -35,8 +35,9 @@ import argparse
 import itertools
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,8 @@ TARGETS: dict[str, dict[str, float]] = {
     },
 }
 AT_MOST = frozenset({"off_topic", "distractor"})
-MIN_GRID = (0.06, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.22, 0.25, 0.3, 0.35, 0.4, 0.5)
-REL_GRID = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+MIN_GRID = tuple(round(0.05 + 0.01 * i, 2) for i in range(46))  # 0.05 to 0.5
+REL_GRID = tuple(round(0.05 * i, 2) for i in range(21))  # 0 to 1
 CONTEXT_TURNS = ev.CONVERSATION_CONTEXT_TURNS
 
 
@@ -174,36 +175,91 @@ def conversation_figures(data: Sequence[ScoredDomain], rule: Rule) -> ev.ConvFig
     return out
 
 
-def figures(data: Sequence[ScoredDomain], floor: tuple[float, float]) -> dict[str, float]:
-    tp = fp = fn = para_tp = para_fn = 0
-    none = none_hit = distractors = distractors_wrong = 0
+@dataclass(frozen=True)
+class Tally:
+    """The counts behind the figures, which add up over domains (for held-out pooling)."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    paraphrase_tp: int = 0
+    paraphrase_fn: int = 0
+    none: int = 0
+    none_hit: int = 0
+    distractors: int = 0
+    distractors_wrong: int = 0
+    on_time: int = 0
+    onsets: int = 0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+    def figures(self) -> dict[str, float]:
+        precision = self.tp / max(self.tp + self.fp, 1)
+        recall = self.tp / max(self.tp + self.fn, 1)
+        return {
+            "f1": 2 * precision * recall / max(precision + recall, 1e-12),
+            "paraphrase_recall": self.paraphrase_tp
+            / max(self.paraphrase_tp + self.paraphrase_fn, 1),
+            "off_topic": self.none_hit / max(self.none, 1),
+            "distractor": self.distractors_wrong / max(self.distractors, 1),
+            "on_time": self.on_time / max(self.onsets, 1),
+        }
+
+
+def tally(data: Sequence[ScoredDomain], floor: tuple[float, float]) -> Tally:
+    counts = Counter[str]()
     for sd in data:
         for item, turn in sd.items:
             got = selected(sd.domain, turn, item.attributes, floor)
             expected = item.expected - sd.domain.always_on_ids
-            tp, fp, fn = (
-                tp + len(got & expected),
-                fp + len(got - expected),
-                fn + len(expected - got),
-            )
+            counts["tp"] += len(got & expected)
+            counts["fp"] += len(got - expected)
+            counts["fn"] += len(expected - got)
             if item.kind == "paraphrase":
-                para_tp, para_fn = para_tp + len(got & expected), para_fn + len(expected - got)
+                counts["paraphrase_tp"] += len(got & expected)
+                counts["paraphrase_fn"] += len(expected - got)
             elif item.kind == "none":
-                none, none_hit = none + 1, none_hit + bool(got)
+                counts["none"] += 1
+                counts["none_hit"] += bool(got)
             elif item.kind == "distractor":
-                distractors, distractors_wrong = (
-                    distractors + 1,
-                    distractors_wrong + bool(got - expected),
-                )
-    summary = conversation_figures(data, shipped_rule(floor)).summary()
-    precision, recall = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
-    return {
-        "f1": 2 * precision * recall / max(precision + recall, 1e-12),
-        "paraphrase_recall": para_tp / max(para_tp + para_fn, 1),
-        "off_topic": none_hit / max(none, 1),
-        "distractor": distractors_wrong / max(distractors, 1),
-        "on_time": summary["on_time_rate"] or 0.0,
-    }
+                counts["distractors"] += 1
+                counts["distractors_wrong"] += bool(got - expected)
+    lags = conversation_figures(data, shipped_rule(floor)).lags
+    counts["on_time"] = sum(lag == 0 for lag in lags)
+    counts["onsets"] = len(lags)
+    return Tally(**counts)
+
+
+def figures(data: Sequence[ScoredDomain], floor: tuple[float, float]) -> dict[str, float]:
+    return tally(data, floor).figures()
+
+
+def held_out(
+    data: Sequence[ScoredDomain],
+    grid: Sequence[tuple[float, float]],
+    keep: Callable[[Mapping[str, float]], bool],
+) -> tuple[list[tuple[str, tuple[float, float]]], dict[str, float]]:
+    """Leave one domain out: for each domain, the best-F1 floor among those that ``keep``
+    accepts on the other four (the best F1 of all when none does), scored on it; the held-out
+    counts pooled."""
+    tallies = [{floor: tally([sd], floor) for floor in grid} for sd in data]
+    chosen: list[tuple[str, tuple[float, float]]] = []
+    pooled = Tally()
+    for i, sd in enumerate(data):
+
+        def trained(floor: tuple[float, float], i: int = i) -> dict[str, float]:
+            total = Tally()
+            for j, by_floor in enumerate(tallies):
+                if j != i:
+                    total = total + by_floor[floor]
+            return total.figures()
+
+        scored = [(floor, trained(floor)) for floor in grid]
+        floor = max(scored, key=lambda fv: (keep(fv[1]), fv[1]["f1"]))[0]
+        chosen.append((sd.domain.name, floor))
+        pooled = pooled + tallies[i][floor]
+    return chosen, pooled.figures()
 
 
 def meets(values: Mapping[str, float], targets: Mapping[str, float], keys: Sequence[str]) -> bool:
@@ -275,6 +331,21 @@ def report(name: str, options: Mapping[str, Any], data: Sequence[ScoredDomain]) 
     )
     print(row("fewest distractors, on time at target", *best(on_time, lambda v: -v["distractor"])))
     print(row("best F1, on time at target", *best(on_time, lambda v: v["f1"])))
+
+    within = lambda v: meets(v, targets, ["off_topic", "distractor"])  # noqa: E731
+    chosen, values = held_out(data, grid, within)
+    print(
+        "\nHeld out (leave one domain out): each domain's floor is the best F1 among floors "
+        "within the off-topic and distractor targets on the other four: "
+        + ", ".join(f"{name} {floor[0]:g}, {floor[1]:g}" for name, floor in chosen)
+        + "."
+    )
+    print("\n| floor | F1 | paraphrase R | off-topic | distractor wrong | on time |")
+    print("|---|---|---|---|---|---|")
+    for label, v in (("as shipped", shipped), ("chosen held out for the targets", values)):
+        cells = [f"{v['f1']:.3f}", f"{v['paraphrase_recall']:.2f}"]
+        cells += [f"{100 * v[k]:.0f}%" for k in ("off_topic", "distractor", "on_time")]
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
     ranks = onset_ranks(data)
     n = len(ranks)
