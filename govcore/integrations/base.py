@@ -580,10 +580,12 @@ class GovernedConversation:
 
         The turn records the result as the tool returned it (the check is of the same
         request; a result longer than the turn's head records the head of what is delivered,
-        in a second request); later turns read what is delivered as their context. ``recorded`` says
-        whether the turn was recorded: not when govcore could not decide (the check's failure
-        is logged and handled as :meth:`check_tool_result` handles it; record the delivered
-        text later, or let the next model call's history do it), nor for an empty result.
+        in a second request); later turns read what is delivered as their context.
+        ``recorded`` says whether the turn was recorded: not for an empty result, and not when
+        the request failed. Then the result is checked by a request of its own, which needs no
+        store (a store outage costs the turn, not the check), and handled as
+        :meth:`check_tool_result` handles it; record the delivered text later, or let the next
+        model call's history do it.
         """
         return self._carry_out(
             self._check_and_record_tool_result_plan(tool_name, result, call_id, message_id)

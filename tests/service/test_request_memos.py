@@ -61,12 +61,18 @@ def test_a_turn_written_by_another_worker_is_read_as_written() -> None:
     assert second.get_conversation("s").turn_count == 3
 
 
-def test_a_corrupted_state_is_refused_even_after_it_was_kept() -> None:
+def _one_turn() -> tuple[govcore.Governance, MemoryStore, FakeClock]:
+    """A governance over its own memory store, with one turn recorded in session ``s``."""
     clock = FakeClock()
     store = MemoryStore(clock=clock)
     gov = govcore.Governance.from_config(config(), clock=clock, store=store)
+    gov.client(FULL_KEY).record_turn(turn("s", "Can I get a refund?"))
+    return gov, store, clock
+
+
+def test_a_corrupted_state_is_refused_even_after_it_was_kept() -> None:
+    gov, store, clock = _one_turn()
     client = gov.client(FULL_KEY)
-    client.record_turn(turn("s", "Can I get a refund?"))
     key = conversation_key("acme", "s")
     store.set(key, b"not a state\n", expires_at=clock() + 600)
     with pytest.raises(govcore.BackendError):
@@ -106,11 +112,8 @@ def test_a_str_like_key_object_is_checked_every_time() -> None:
 
 def test_a_deleted_conversation_leaves_no_state_in_memory() -> None:
     # DELETE purges the conversation: the decoded state this process kept goes with it.
-    clock = FakeClock()
-    store = MemoryStore(clock=clock)
-    gov = govcore.Governance.from_config(config(), clock=clock, store=store)
+    gov, store, _ = _one_turn()
     client = gov.client(FULL_KEY)
-    client.record_turn(turn("s", "Can I get a refund?"))
     key = conversation_key("acme", "s")
     raw = store.get(key)
     assert raw is not None
