@@ -81,6 +81,11 @@ class RedisServer:
                 self.stop()
                 raise RedisServerError(f"redis-server did not start on port {self.port}")
             time.sleep(0.01)
+        if _process_id(self.port) != self._process.pid:
+            # Another server already listened on the port: it answered the PING, and this one,
+            # unable to bind, is exiting. Commands meant for this server would reach that one.
+            self.stop()
+            raise RedisServerError(f"port {self.port} is answered by another redis-server")
         return self
 
     def _command_line(self) -> list[str]:
@@ -213,11 +218,13 @@ class RedisCluster:
             "0",
         )
 
+        taken: set[int] = set()
+
         def node() -> RedisServer:
             return RedisServer(
                 executable,
                 startup_timeout=startup_timeout,
-                port=_free_cluster_port(),
+                port=_free_cluster_port(taken),
                 arguments=arguments,
             )
 
@@ -570,19 +577,31 @@ def _read_array(received: bytes, port: int) -> list[bytes] | None:
     return items
 
 
-def _free_cluster_port() -> int:
-    """A free port whose cluster bus port (port + 10000) is free too."""
+def _free_cluster_port(taken: set[int]) -> int:
+    """A free port whose cluster bus port (port + 10000) is free too, neither of them one of
+    ``taken`` (the other nodes' ports and bus ports, which it joins): a port a probe has just
+    freed can be handed out again at once, and two nodes on one port make one server answer
+    for both."""
     for _ in range(100):
         port = _free_port()
-        if port + _BUS_PORT_OFFSET > 65535:
+        if port + _BUS_PORT_OFFSET > 65535 or {port, port + _BUS_PORT_OFFSET} & taken:
             continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             try:
                 probe.bind(("127.0.0.1", port + _BUS_PORT_OFFSET))
             except OSError:
                 continue
+        taken.update((port, port + _BUS_PORT_OFFSET))
         return port
     raise RedisServerError("found no free port pair for a cluster node")
+
+
+def _process_id(port: int) -> int | None:
+    """The process id of the server answering on ``port`` (``INFO server``), if it says."""
+    for line in _command(port, "INFO", "server").splitlines():
+        if line.startswith(b"process_id:"):
+            return int(line.split(b":", 1)[1])
+    return None
 
 
 def _command(port: int, *parts: str, timeout: float = 2.0) -> bytes:

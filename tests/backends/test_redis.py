@@ -24,7 +24,7 @@ from govcore.backends import decision_log_from_settings, store_from_url
 from govcore.config import load_settings
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
 from govcore.errors import ConfigError
-from govcore.testing import FakeClock, RedisServer
+from govcore.testing import FakeClock, RedisServer, RedisServerError
 from govcore.types import StoreCommit, StoreWrite
 from tests.backends import redis_workers
 from tests.support import FULL_KEY, bearer, config, decision, fresh_url, require_redis, turn
@@ -255,6 +255,20 @@ def test_the_rate_limit_holds_across_processes(redis_url: str, processes: Any) -
 
 
 # --- Redis failing ----------------------------------------------------------------------------
+
+
+def test_a_server_started_on_a_port_another_answers_says_so() -> None:
+    """Two servers given one port: the second cannot bind, and the first answers its PING.
+    Starting it must fail clearly, never hand back a server that is another (the cluster
+    fixture once sent CLUSTER REPLICATE to a primary this way)."""
+    require_redis()
+    with RedisServer() as first:
+        second = RedisServer(port=first.port)
+        with pytest.raises(RedisServerError, match="answered by another redis-server"):
+            second.start()
+        assert not second.running
+        assert first.ping()
+        second.close()
 
 
 def test_a_stopped_server_fails_fast_and_a_restarted_one_works(tmp_path: Any) -> None:
