@@ -85,7 +85,7 @@ class RedisServer:
             # Another server already listened on the port: it answered the PING, and this one,
             # unable to bind, is exiting. Commands meant for this server would reach that one.
             self.stop()
-            raise RedisServerError(f"port {self.port} is answered by another redis-server")
+            raise _PortTakenError(f"port {self.port} is answered by another redis-server")
         return self
 
     def _command_line(self) -> list[str]:
@@ -218,13 +218,13 @@ class RedisCluster:
             "0",
         )
 
-        taken: set[int] = set()
+        self._taken: set[int] = set()  # the ports and bus ports handed to the nodes
 
         def node() -> RedisServer:
             return RedisServer(
                 executable,
                 startup_timeout=startup_timeout,
-                port=_free_cluster_port(taken),
+                port=_free_cluster_port(self._taken),
                 arguments=arguments,
             )
 
@@ -260,7 +260,7 @@ class RedisCluster:
         """Start every node, form the cluster (the first time), and wait until it is ``ok``."""
         try:
             for node in self.every_node():
-                node.start()
+                self._start_node(node)
             if not self._formed:
                 self._form()
                 self._formed = True
@@ -270,6 +270,17 @@ class RedisCluster:
             self.stop()
             raise
         return self
+
+    def _start_node(self, node: RedisServer) -> None:
+        for _ in range(3):
+            try:
+                node.start()
+                return
+            except _PortTakenError:
+                if self._formed:  # the cluster knows its nodes by port: no other port now
+                    raise
+                node.port = _free_cluster_port(self._taken)
+        node.start()
 
     def _form(self) -> None:
         count = len(self.nodes)
@@ -575,6 +586,10 @@ def _read_array(received: bytes, port: int) -> list[bytes] | None:
         else:  # a nested array (SENTINEL MASTER has none) is not read here
             raise RedisServerError(f"an unexpected item in a reply from port {port}")
     return items
+
+
+class _PortTakenError(RedisServerError):
+    """Another server answers on the port a server was to start on."""
 
 
 def _free_cluster_port(taken: set[int]) -> int:

@@ -33,6 +33,7 @@ from govcore.testing import (
     FakeClock,
     PipelinedStoreConformance,
     RedisCluster,
+    RedisServer,
     StoreConformance,
 )
 from govcore.types import AsyncStore, Store
@@ -521,3 +522,16 @@ def test_wait_replicas_on_the_cluster_acknowledges_what_the_replica_has(
         assert store.update(key, lambda _value, now: StoreWrite(b"x", now + 60, "done")) == "done"
         assert store.get(key) == b"x"
     store.close()  # type: ignore[attr-defined]
+
+
+def test_a_node_whose_port_another_server_took_moves_to_a_free_one() -> None:
+    """Between the probe that found a node's port free and the node's start, another process
+    may take the port: the cluster is formed on another port rather than on that server."""
+    require_redis()
+    with RedisServer() as squatter:
+        cluster = RedisCluster(primaries=1)
+        cluster.nodes[0].port = squatter.port
+        with cluster:
+            assert cluster.nodes[0].port != squatter.port
+            assert cluster.state(cluster.nodes[0].port) == "ok"
+        assert squatter.ping()
