@@ -203,9 +203,9 @@ class Scanner:
             ]
         self.fallbacks: tuple[EngineFallback, ...] = tuple(fallbacks)
         # The shapes RE2 alone finds: all of them with the RE2 engine, the digit-run shapes
-        # and those Hyperscan refused with the other. One RE2 set of them tells in one pass which occur at all, so
-        # the cost of the rules that do not occur is one DFA step per byte, however many there
-        # are. Present shapes are then searched one by one.
+        # and those Hyperscan refused with the other. One RE2 set of them tells in one pass
+        # which occur at all, so the cost of the rules that do not occur is one DFA step per
+        # byte, however many there are. Present shapes are then searched one by one.
         self._re2_shapes: tuple[int, ...] = tuple(
             shape
             for shape in range(len(members))

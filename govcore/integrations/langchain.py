@@ -527,7 +527,7 @@ def _checked_tool_message(thread: _Thread, message: ToolMessage) -> _Plan[ToolMe
         message = message.model_copy(update={"content": checked.text})
     if checked.recorded:
         thread.record(message.id)
-    # Otherwise (govcore could not decide, or nothing to record) the turn is left to the next
+    # Otherwise (the turn could not be recorded, or nothing to record) it is left to the next
     # model call's history, which records it or fails closed before that call runs.
     return message
 

@@ -459,7 +459,7 @@ def _run_tools(
             else:
                 result = yield (_RUN_TOOL, (function, gate.arguments), {})
                 # Checked and recorded in one request (a replay of a recorded id records
-                # nothing); when govcore could not decide, the turn is recorded below or later.
+                # nothing); a turn that could not be recorded is recorded below or later.
                 checked: CheckedText = yield (
                     "check_and_record_tool_result",
                     (tool_name, result),

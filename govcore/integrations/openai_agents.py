@@ -494,7 +494,7 @@ class _GovernedInvoker:
             if gate.action == "modify":
                 input = _input_of(gate.arguments, wrapped)
             result = await self.invoke(ctx, input)
-            # Checked and recorded in one request; when govcore could not decide, the turn is
+            # Checked and recorded in one request; a turn that could not be recorded is
             # left to the next model call, which records it or stops the run.
             checked = await conversation.acheck_and_record_tool_result(
                 name, result, call_id=ctx.tool_call_id, message_id=key
