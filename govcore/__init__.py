@@ -31,7 +31,7 @@ from govcore.errors import (
     PermissionDeniedError,
     RateLimitedError,
 )
-from govcore.governance import AsyncGovernance, Governance
+from govcore.governance import AsyncGovernance, Governance, PolicySetVersion
 from govcore.http import HttpResponse
 from govcore.jsonable import jsonable_arguments
 from govcore.models import (
@@ -136,6 +136,7 @@ __all__ = [  # noqa: RUF022
     "PolicyDocument",
     "PolicyScore",
     "PolicySet",
+    "PolicySetVersion",
     "PostInferenceRequest",
     "PostInferenceResponse",
     "PreInferenceRequest",

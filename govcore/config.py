@@ -128,7 +128,9 @@ needs about ten levels; the bound keeps validation and error messages from recur
 end on a hostile or generated document."""
 
 _TOP_LEVEL = ("settings", "tenants", "keys")
-_TENANT_FIELDS = ("policies", "language")
+_TENANT_FIELDS = ("policies", "language", "label")
+MAX_LABEL_CHARS = 128
+"""The longest policy-set label (``tenants.<id>.label``): a name for people and log lines."""
 _POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -328,6 +330,7 @@ def _load_tenant(
                 f"unknown language {language!r} (one of: {', '.join(languages())})",
             )
         )
+    label = _label(tenant.get("label"), f"{where}.label", problems)
     source = tenant.get("policies")
     sourced: list[tuple[str, Any]] = []  # (place, raw document)
     if source is None:
@@ -368,7 +371,25 @@ def _load_tenant(
         documents.append(policy)
     if failed:
         return None
-    return PolicySet(tenant_id, tuple(documents), language=language)
+    return PolicySet(tenant_id, tuple(documents), language=language, label=label)
+
+
+def _label(raw: Any, where: str, problems: list[ConfigProblem]) -> str | None:
+    """A tenant's policy-set label: text a log line can show as it is, or ``None``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        problems.append(ConfigProblem(where, "must be non-empty text (a release name, a commit)"))
+        return None
+    if len(raw) > MAX_LABEL_CHARS:
+        problems.append(ConfigProblem(where, f"is longer than {MAX_LABEL_CHARS} characters"))
+        return None
+    try:
+        check_identifier(raw)
+    except ValueError as exc:
+        problems.append(ConfigProblem(where, f"the label {exc}"))
+        return None
+    return raw
 
 
 def _read_policy_path(

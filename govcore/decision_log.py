@@ -57,6 +57,9 @@ class Decision:
         duration_ms: time taken by the check.
         ts: epoch seconds of the decision, from the injected clock (ISO 8601 in ``to_json``).
         text: the checked text, only when the log is configured to keep it.
+        policy_set_version: the content hash of the policy set the request was decided on
+            (:attr:`govcore.policy.PolicySet.version`): which configuration a process served.
+        policy_set_label: that policy set's label (``tenants.<id>.label``), if it has one.
     """
 
     decision_id: str
@@ -72,14 +75,17 @@ class Decision:
     duration_ms: float
     ts: float
     text: str | None = None
+    policy_set_version: str = ""
+    policy_set_label: str | None = None
 
     def to_json(self) -> str:
         """One JSON line."""
         document = asdict(self)
         document["policy_ids"] = list(self.policy_ids)
         document["ts"] = iso_timestamp(self.ts)
-        if self.text is None:
-            del document["text"]
+        for optional in ("text", "policy_set_label"):
+            if document[optional] is None:
+                del document[optional]
         return json.dumps(document, ensure_ascii=True, separators=(",", ":"))
 
 

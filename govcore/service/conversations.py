@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -54,7 +55,12 @@ from govcore.service.store_keys import (
     stream_key,
 )
 from govcore.service.tenants import CompiledTenant
-from govcore.service.wire import conversation_snapshot, pre_inference_response, turn_response
+from govcore.service.wire import (
+    PolicyViews,
+    conversation_snapshot,
+    pre_inference_response,
+    turn_response,
+)
 from govcore.types import (
     ExplainableIndex,
     IndexExplanation,
@@ -87,6 +93,9 @@ IDEMPOTENCY_WINDOW_SECONDS = 300
 
 
 # --- selection -------------------------------------------------------------------------------
+
+
+_NOTHING_RETIRED: PolicyViews = MappingProxyType({})
 
 
 def _retrieve(
@@ -372,6 +381,7 @@ def record_identified_turn(
             session_id=request.session_id,
             post_check=post_check,
             trace_id=trace_id,
+            retired=service.retired_views.get(principal.tenant, _NOTHING_RETIRED),
         )
 
     def replay_of(state: ConversationState | None) -> TurnOutcome | None:
