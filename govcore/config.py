@@ -330,7 +330,7 @@ def _load_tenant(
                 f"unknown language {language!r} (one of: {', '.join(languages())})",
             )
         )
-    label = _label(tenant.get("label"), f"{where}.label", problems)
+    version_label = _label(tenant.get("label"), f"{where}.label", problems)
     source = tenant.get("policies")
     sourced: list[tuple[str, Any]] = []  # (place, raw document)
     if source is None:
@@ -371,7 +371,7 @@ def _load_tenant(
         documents.append(policy)
     if failed:
         return None
-    return PolicySet(tenant_id, tuple(documents), language=language, label=label)
+    return PolicySet(tenant_id, tuple(documents), language=language, label=version_label)
 
 
 def _label(raw: Any, where: str, problems: list[ConfigProblem]) -> str | None:
