@@ -108,6 +108,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="on SIGTERM, how long the requests in flight get to finish (default 30)",
     )
+    serve.add_argument(
+        "--watch-interval",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="how often to look for changes of the configuration's files and reload it "
+        "(default 2; 0: only on SIGHUP)",
+    )
     return parser
 
 
@@ -167,7 +175,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         # Built before uvicorn starts (the application itself needs no server library), so a
         # bad configuration stops here with its message, extra installed or not; with several
         # workers each builds its own, and this one is only the check.
-        app = build_app(args.config)
+        app = build_app(args.config, watch_interval=args.watch_interval or None)
     except ConfigError as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -181,7 +189,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         _close(app)
         serve(
             None, args.config, host=args.host, port=args.port, workers=args.workers,
-            graceful_timeout=args.graceful_timeout,
+            graceful_timeout=args.graceful_timeout, watch_interval=args.watch_interval or None,
         )  # fmt: skip
     else:
         serve(

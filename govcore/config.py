@@ -38,11 +38,13 @@ from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 __all__ = [
     "DEFAULT_SCOPES",
     "MAX_CONFIG_DEPTH",
+    "MAX_LABEL_CHARS",
     "SCOPES",
     "GovernanceSettings",
     "KeyConfig",
     "KeySettings",
     "LoadedConfig",
+    "config_files",
     "load_config",
     "load_settings",
 ]
@@ -206,6 +208,39 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     if problems:
         raise ConfigError(problems)
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+
+
+def config_files(config: str | os.PathLike[str]) -> list[Path]:
+    """The files a configuration file reads: itself, the policy files its tenants name (a
+    folder's as the loader reads them) and the lexicon files its settings name. What a
+    watcher looks at to tell that a configuration changed on disk; a file that cannot be
+    read, or is not there yet, is left out (loading the configuration says what is wrong).
+    """
+    path = Path(config)
+    files = [path]
+    try:
+        raw = _read_document(path)
+    except ConfigError:
+        return files
+    if not isinstance(raw, Mapping):
+        return files
+    base_dir = path.parent
+    tenants = raw.get("tenants")
+    for tenant in tenants.values() if isinstance(tenants, Mapping) else ():
+        source = tenant.get("policies") if isinstance(tenant, Mapping) else None
+        if not isinstance(source, str):
+            continue
+        where = base_dir / source
+        if where.is_dir():
+            files.extend(sorted(p for p in where.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES))
+        else:
+            files.append(where)
+    settings = raw.get("settings")
+    lexicons = settings.get("lexicons") if isinstance(settings, Mapping) else None
+    for name in lexicons if isinstance(lexicons, list) else ():
+        if isinstance(name, str) and name not in shipped_lexicons():
+            files.append(base_dir / name)
+    return files
 
 
 def load_settings(

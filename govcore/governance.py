@@ -59,6 +59,9 @@ class PolicySetVersion:
     version: str
     label: str | None = None
 
+    def __str__(self) -> str:
+        return self.version if self.label is None else f"{self.label} ({self.version})"
+
 
 StoreT = TypeVar("StoreT", Store, AsyncStore)
 

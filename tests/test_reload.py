@@ -270,7 +270,7 @@ def test_no_request_sees_a_half_swapped_configuration(clock: FakeClock) -> None:
                 assert turn.post_inference_check is not None
                 found = {v.policy_id for v in turn.post_inference_check.violations}
                 answers.append((*ids(turn.active_policies), *sorted(found)))
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             failures.append(exc)
 
     def reloads() -> None:
