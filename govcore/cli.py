@@ -96,6 +96,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
     demo.add_argument("--key", default=_DEMO_KEY, help="API key to use")
     demo.add_argument("--budget", type=int, default=600, help="tokenBudget of each turn")
+    shadow = commands.add_parser(
+        "shadow-report",
+        help="summarise what a shadow policy set would have changed, from a decision log",
+    )
+    shadow.add_argument(
+        "log", help="a JSON-lines decision log (settings.decision_log_path); - reads stdin"
+    )
+    shadow.add_argument("--json", action="store_true", help="print the report as JSON")
     serve = commands.add_parser("serve", help="serve the HTTP interface (the server extra)")
     serve.add_argument("--config", required=True, help="path of a YAML or JSON configuration")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -126,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
         return _validate(args.config, sys.stdout, sys.stderr)
     if args.command == "explain":
         return _explain(args, sys.stdout, sys.stderr)
+    if args.command == "shadow-report":
+        return _shadow_report(args.log, args.json, sys.stdout, sys.stderr)
     if args.command == "coverage":
         return _coverage(args.config, args.min_recall, args.json, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
@@ -307,6 +317,26 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     hidden = len(explanation.candidates) - len(rows)
     if hidden:
         print(f"\n({hidden} more policies score lower; --all lists them)", file=out)
+    return 0
+
+
+def _shadow_report(log: str, as_json: bool, out: TextIO, err: TextIO) -> int:
+    from govcore.shadow_report import read_shadow_report
+
+    try:
+        if log == "-":
+            report = read_shadow_report(sys.stdin)
+        else:
+            with open(log, encoding="utf-8", errors="replace") as lines:
+                report = read_shadow_report(lines)
+    except OSError as exc:
+        print(f"error: cannot read {log}: {exc.strerror or exc}", file=err)
+        return 2
+    if as_json:
+        json.dump({"log": log, **report.as_dict()}, out, indent=2)
+        print(file=out)
+    else:
+        report.write_text(out)
     return 0
 
 

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     )),
     ("package", ("govcore", "govcore.decisions")),
     ("integrations", ("govcore.integrations",)),
-    ("applications", ("govcore.server", "govcore.cli", "govcore.__main__")),
+    ("applications", ("govcore.server", "govcore.cli", "govcore.__main__", "govcore.shadow_report")),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip
 

@@ -30,7 +30,15 @@ from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
 if TYPE_CHECKING:
     from govcore.telemetry._observer import Observer
 
-__all__ = ["STATES_KEPT", "DecodedStates", "Result", "Service", "Serving", "random_id"]
+__all__ = [
+    "STATES_KEPT",
+    "DecodedStates",
+    "Result",
+    "Service",
+    "Serving",
+    "Shadow",
+    "random_id",
+]
 
 M = TypeVar("M")
 T = TypeVar("T")
@@ -127,6 +135,14 @@ def _retired_views(
     return retired
 
 
+@dataclass(frozen=True, slots=True)
+class Shadow:
+    """A tenant's candidate policy set, compiled, and the share of conversations it decides."""
+
+    tenant: CompiledTenant
+    sample_rate: float
+
+
 class Serving:
     """The service a facade serves now. A reload replaces it whole, in one assignment, and
     every request reads it once, as it starts: a request runs on one configuration from
@@ -191,6 +207,21 @@ class Service:
             if previous is not None and previous.settings == config.settings
             else None,
         )
+        reusable = dict(self.tenants)  # a candidate equal to a live policy set shares its work
+        if previous is not None and previous.settings == config.settings:
+            reusable.update({f"shadow:{t}": s.tenant for t, s in previous.shadows.items()})
+        shadow_tenants = compile_tenants(
+            {t: shadow.policy_set for t, shadow in config.shadows.items()},
+            retrievers.__getitem__,
+            config.settings.secret_options,
+            config.settings.detection_engine,
+            compiled=reusable,
+        )
+        self.shadows: dict[str, Shadow] = {
+            t: Shadow(shadow_tenants[t], shadow.sample_rate) for t, shadow in config.shadows.items()
+        }
+        """Per tenant that has one, the candidate policy set run in shadow
+        (:mod:`govcore.service.shadow`)."""
         self.retired_views: dict[str, PolicyViews] = _retired_views(previous, self.tenants)
         """Per tenant, the policies earlier configurations served and this one lacks, as they
         showed them: a turn that releases one shows it in ``diff.newlyReleased``."""
