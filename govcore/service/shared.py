@@ -238,9 +238,8 @@ class Service:
 
     def policy_set_versions(self) -> dict[str, str]:
         """The version of the policy set each tenant serves (the metric
-        ``govcore_policy_set_info``): for now the content hash of its policies
-        (:attr:`~govcore.policy.PolicySet.version`), the one place to change when policy sets
-        carry versions of their own."""
+        ``govcore_policy_set_info``): the content hash of its policies
+        (:attr:`~govcore.policy.PolicySet.version`; its label is not part of it)."""
         return {name: tenant.policy_set.version for name, tenant in self.tenants.items()}
 
     # --- access ----------------------------------------------------------------------------
