@@ -1,5 +1,6 @@
 """The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``,
-``coverage CONFIG``, ``demo``, ``serve --config CONFIG`` and ``--version``.
+``coverage CONFIG``, ``shadow-report LOG``, ``demo``, ``serve --config CONFIG`` and
+``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
