@@ -18,6 +18,7 @@ from govcore.decision_log import (
     DecisionQueue,
     JsonlDecisionLog,
     MemoryDecisionLog,
+    ShadowDiff,
 )
 from govcore.errors import (
     AuthenticationError,
@@ -146,6 +147,7 @@ __all__ = [  # noqa: RUF022
     "RetrievalIndex",
     "Retriever",
     "SelectionExplanation",
+    "ShadowDiff",
     "Store",
     "StoreCommit",
     "StoreReads",
