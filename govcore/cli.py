@@ -32,8 +32,9 @@ from govcore.backends import shared_lookup
 from govcore.config import load_config
 from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError
-from govcore.governance import Governance
+from govcore.governance import Governance, PolicySetVersion
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
+from govcore.policy import PolicySet
 from govcore.stream_guard import StreamGuard
 
 if TYPE_CHECKING:
@@ -261,7 +262,22 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         f"{_count(policies, 'policy', 'policies')}, {_count(len(loaded.keys), 'key')})",
         file=out,
     )
+    for tenant_id, policy_set in loaded.tenants.items():
+        line = f"  tenants.{tenant_id}: version {_version_name(policy_set)}"
+        shadow = loaded.shadows.get(tenant_id)
+        if shadow is not None:
+            line += (
+                f"; shadow {_version_name(shadow.policy_set)} "
+                f"({_count(len(shadow.policy_set), 'policy', 'policies')}, "
+                f"{shadow.sample_rate:.0%} of conversations)"
+            )
+        print(line, file=out)
     return 0
+
+
+def _version_name(policy_set: PolicySet) -> str:
+    """A policy set's version as people read it: its label, then its content hash."""
+    return str(PolicySetVersion(policy_set.version, policy_set.label))
 
 
 _SHOWN = 10  # policies listed by ``explain`` without --all (besides the selected ones)

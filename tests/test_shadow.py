@@ -323,3 +323,19 @@ def test_the_report_survives_a_log_cut_short(
     assert report["verdicts"]["policies"]["p"] == {"gained": 1, "lost": 0, "in_flips": 1}
     assert cli.main(["shadow-report", str(tmp_path / "missing")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_validate_names_each_version_and_the_shadow(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """govcore validate lists each tenant's version with its label, and its shadow's."""
+    path = tmp_path / "bank.json"
+    path.write_text(json.dumps(bank(LIVE, shadow=CANDIDATE, rate=0.25)), encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    live = governance(bank(LIVE)).served_versions()["bank"].version
+    candidate = governance(bank(CANDIDATE)).served_versions()["bank"].version
+    assert line == (
+        f"  tenants.bank: version live ({live}); shadow candidate ({candidate}) "
+        "(4 policies, 25% of conversations)"
+    )
