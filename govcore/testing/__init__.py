@@ -9,6 +9,12 @@ optional ``admit`` and ``reads`` (skipped for a store without them). ``RedisServ
 (:mod:`govcore.testing.redis`) starts a throwaway ``redis-server`` for tests, ``RedisCluster``
 a throwaway Redis Cluster of a few of them, ``RedisSentinel`` a primary, a replica and three
 sentinels.
+
+``sample_config()`` is a small configuration whose key ``SAMPLE_KEY`` has every scope and
+feature. :mod:`govcore.testing.strategies` holds hypothesis strategies (it needs
+``govcore[testing]`` and is not imported here), and :mod:`govcore.testing.pytest_plugin` the
+pytest fixtures (``govcore_governance``, ``govcore_client``, ``govcore_clock``...), loaded
+through the ``pytest11`` entry point. docs/testing.md describes the whole kit.
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ from govcore.testing.async_store import AsyncStoreConformance
 from govcore.testing.clock import FakeClock
 from govcore.testing.pipelined import AsyncPipelinedStoreConformance, PipelinedStoreConformance
 from govcore.testing.redis import RedisCluster, RedisSentinel, RedisServer, RedisServerError
+from govcore.testing.sample import SAMPLE_KEY, SAMPLE_TENANT, sample_config
 from govcore.testing.store import StoreConformance
 
 __all__ = [
+    "SAMPLE_KEY",
+    "SAMPLE_TENANT",
     "AsyncPipelinedStoreConformance",
     "AsyncStoreConformance",
     "FakeClock",
@@ -29,4 +38,5 @@ __all__ = [
     "RedisServer",
     "RedisServerError",
     "StoreConformance",
+    "sample_config",
 ]
