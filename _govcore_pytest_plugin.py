@@ -1,19 +1,21 @@
 """govcore's pytest plugin: fixtures for a governance instance, its typed client and a fake
-clock.
+clock (docs/testing.md).
 
-Installed with govcore, it is registered through the ``pytest11`` entry point as ``govcore``
-(``-p no:govcore`` turns it off); elsewhere, ``-p govcore.testing.pytest_plugin`` or
-``pytest_plugins = ["govcore.testing.pytest_plugin"]`` in a ``conftest.py`` loads it.
+Installed with govcore, pytest loads it through the ``pytest11`` entry point named ``govcore``
+(``-p no:govcore`` leaves it out); without autoloading, ``-p _govcore_pytest_plugin`` or
+``pytest_plugins = ["_govcore_pytest_plugin"]`` in a ``conftest.py`` loads it.
+
+A module of its own outside the ``govcore`` package, as hypothesis keeps its plugin in
+``_hypothesis_pytestplugin``: pytest imports every installed plugin when it starts, and importing
+anything inside ``govcore`` imports the whole package first (about 0.3 s). This module imports
+only pytest; each fixture imports govcore when a test asks for it, so a suite that uses none of
+them does not wait for govcore (docs/decisions/testing-kit.md).
 
 Every fixture name starts with ``govcore_``, so none takes the name of a suite's own fixture
 (``governance``, ``client``, ``clock`` are common ones). Override ``govcore_config`` (and
 ``govcore_key``, unless the configuration has the sample key) in a ``conftest.py`` to test your
-own configuration; docs/testing.md shows how. All are function-scoped: each test gets a fresh
-clock and a fresh governance with empty conversation state.
-
-The plugin imports nothing but pytest and govcore's package at startup (no hypothesis, no
-backend): a suite that does not use the fixtures pays for no more
-(docs/decisions/testing-kit.md).
+own configuration. All are function-scoped: each test gets a fresh clock and a fresh governance
+with empty conversation state.
 """
 
 from __future__ import annotations
