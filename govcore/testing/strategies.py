@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import itertools
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -87,7 +88,7 @@ _BODY_ENDPOINTS = tuple(name for name, (method, _) in ENDPOINTS.items() if metho
 # --- text ------------------------------------------------------------------------------------
 
 # Every code point but the surrogates: what a Python str holds that UTF-8 can carry.
-_CHARACTERS = st.characters(exclude_categories=("Cs",))
+_CHARACTERS = st.characters(codec="utf-8")
 
 
 def texts(*, min_size: int = 0, max_size: int = 200) -> SearchStrategy[str]:
@@ -174,8 +175,9 @@ def json_values(*, max_leaves: int = 20) -> SearchStrategy[Any]:
     """
     return st.recursive(
         _SCALARS,
-        lambda inner: st.lists(inner, max_size=4)
-        | st.dictionaries(texts(max_size=12), inner, max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(texts(max_size=12), inner, max_size=4)
+        ),
         max_leaves=min(max_leaves, _MAX_JSON_DEPTH - 1),
     )
 
@@ -377,7 +379,7 @@ def _place(body: dict[str, Any], path: str, value: Any) -> None:
         steps.append(name)
         steps.extend(int(index) for index in rest.rstrip("]").split("][") if index)
     target: Any = body
-    for step, following in zip(steps, steps[1:], strict=False):
+    for step, following in itertools.pairwise(steps):
         if isinstance(step, int):
             while len(target) <= step:
                 target.append({} if isinstance(following, str) else [])
@@ -397,10 +399,10 @@ def _place(body: dict[str, Any], path: str, value: Any) -> None:
     target[last] = value
 
 
-_NOT_TEXT = st.sampled_from([5, 2.5, True, None, [], {}])
-_NOT_INT = st.sampled_from(["600", 600.5, True, None, [], {}])
-_NOT_BOOL = st.sampled_from(["true", 1, 0, None, [], {}])
-_NOT_OBJECT = st.sampled_from([[], "x", 5, True])
+_NOT_TEXT: SearchStrategy[Any] = st.sampled_from([5, 2.5, True, None, [], {}])
+_NOT_INT: SearchStrategy[Any] = st.sampled_from(["600", 600.5, True, None, [], {}])
+_NOT_BOOL: SearchStrategy[Any] = st.sampled_from(["true", 1, 0, None, [], {}])
+_NOT_OBJECT: SearchStrategy[Any] = st.sampled_from([[], "x", 5, True])
 
 
 def _nested(depth: int) -> dict[str, Any]:
@@ -643,9 +645,11 @@ def _regex_rules() -> SearchStrategy[dict[str, Any]]:
 def _detect_rules() -> SearchStrategy[dict[str, Any]]:
     kind = (
         _regex_rules()
-        | st.lists(st.text(string.ascii_lowercase + " ", min_size=1, max_size=16).filter(
-            str.strip
-        ), min_size=1, max_size=4).map(lambda terms: {"terms": terms})
+        | st.lists(
+            st.text(string.ascii_lowercase + " ", min_size=1, max_size=16).filter(str.strip),
+            min_size=1,
+            max_size=4,
+        ).map(lambda terms: {"terms": terms})
         | st.sampled_from(PII_KINDS).map(lambda k: {"pii": k})
         | st.lists(st.sampled_from(PII_KINDS), min_size=1, max_size=4, unique=True).map(
             lambda ks: {"pii": ks}
@@ -754,7 +758,9 @@ _ALL_SCOPES.append("feedback:write")
 
 
 @st.composite
-def _configuration(draw: DrawFn, min_policies: int, max_policies: int, tenants: int) -> dict[str, Any]:
+def _configuration(
+    draw: DrawFn, min_policies: int, max_policies: int, tenants: int
+) -> dict[str, Any]:
     config: dict[str, Any] = {"tenants": {}, "keys": []}
     for number in range(tenants):
         tenant = f"tenant-{number}"
@@ -963,20 +969,20 @@ def _ip_address(draw: DrawFn) -> _Planted:
 # Token characters without vowels, x, X or 0: no placeholder word ("example", "your") and no
 # filler run ("xxxxxxxx", "00000000") can occur, which would make the value a documented
 # example rather than a secret (docs/detection.md, Known examples).
-_TOKEN_ALPHABET = "BCDFGHJKLMNPQRSTVWZbcdfghjkmnpqrstvwz123456789"
-_TOKEN_UPPER = "BCDFGHJKLMNPQRSTVWZ123456789"
+_DRAWN_CHARACTERS = "BCDFGHJKLMNPQRSTVWZbcdfghjkmnpqrstvwz123456789"
+_DRAWN_CAPITALS = "BCDFGHJKLMNPQRSTVWZ123456789"
 
 
 @st.composite
 def _secret(draw: DrawFn) -> _Planted:
-    def token(size: int, alphabet: str = _TOKEN_ALPHABET) -> str:
+    def token(size: int, alphabet: str = _DRAWN_CHARACTERS) -> str:
         return draw(st.text(alphabet, min_size=size, max_size=size))
 
     shape = draw(st.sampled_from(["github", "aws", "gitlab", "stripe", "slack"]))
     if shape == "github":
         value = draw(st.sampled_from(["ghp_", "gho_", "ghs_"])) + token(36)
     elif shape == "aws":
-        value = "AKIA" + token(16, _TOKEN_UPPER)
+        value = "AKIA" + token(16, _DRAWN_CAPITALS)
     elif shape == "gitlab":
         value = "glpat-" + token(20)
     elif shape == "stripe":
@@ -1006,7 +1012,7 @@ def _uk_nhs(draw: DrawFn) -> _Planted:
     # NHS modulus 11: weights 10..2; 11 - remainder, 11 reads as 0, 10 is never issued.
     check = 11 - sum(w * d for w, d in zip(range(10, 1, -1), body, strict=True)) % 11
     check = 0 if check == 11 else check
-    if check == 10 or len(set([*body, check])) == 1:
+    if check == 10 or len({*body, check}) == 1:
         body = [4, 0, 1, 0, 2, 3, 2, 1, 3]  # a fixed valid body, rather than discarding
         check = 7
     number = _join([*body, check])
@@ -1177,7 +1183,9 @@ def _in_pan(draw: DrawFn) -> _Planted:
     letters = draw(st.text(upper, min_size=3, max_size=3))
     holder = draw(st.sampled_from("ABCFGHJLPT"))
     serial = draw(st.integers(1, 9999))
-    value = f"{letters}{holder}{draw(st.sampled_from(upper))}{serial:04d}{draw(st.sampled_from(upper))}"
+    value = (
+        f"{letters}{holder}{draw(st.sampled_from(upper))}{serial:04d}{draw(st.sampled_from(upper))}"
+    )
     return _Planted("PAN ", value)
 
 
@@ -1386,7 +1394,9 @@ def _crypto(draw: DrawFn) -> _Planted:
         return _Planted("", "0x" + digits)
     # A Bitcoin Base58Check address: version 0x00 or 0x05, a 20-byte hash, and the first four
     # bytes of the double SHA-256 of those 21.
-    payload = bytes([draw(st.sampled_from([0x00, 0x05]))]) + draw(st.binary(min_size=20, max_size=20))
+    payload = bytes([draw(st.sampled_from([0x00, 0x05]))]) + draw(
+        st.binary(min_size=20, max_size=20)
+    )
     raw = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
     number, encoded = int.from_bytes(raw, "big"), ""
     while number:
@@ -1521,7 +1531,7 @@ def chunkings(text: str, *, max_pieces: int | None = None) -> SearchStrategy[lis
 
     def split(points: list[int]) -> list[str]:
         bounds = [0, *sorted(points), len(text)]
-        return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
     return cuts.map(split)
 

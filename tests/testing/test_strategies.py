@@ -164,7 +164,9 @@ def test_any_tool_arguments_get_a_decision(
     assert response.status == 200, response.json()
     decision = response.json()
     blocking = [
-        v for v in decision["violations"] if v["enforcementType"] == "fix" and v["confidence"] >= 0.7
+        v
+        for v in decision["violations"]
+        if v["enforcementType"] == "fix" and v["confidence"] >= 0.7
     ]
     assert decision["allow"] is (not blocking)
 
