@@ -42,6 +42,7 @@ __all__ = [
     "chunkings",
     "configurations",
     "filler",
+    "invalid_fields",
     "invalid_requests",
     "invalid_session_ids",
     "json_values",
@@ -364,10 +365,13 @@ _MISSING: Final = object()
 
 @dataclass(frozen=True, slots=True)
 class _Mutation:
+    """One way to make a valid body invalid: the value put at ``field`` (``_MISSING`` removes
+    it), or for a rule across fields, ``rewrite`` makes the invalid body from the valid one."""
+
     field: str
     values: SearchStrategy[Any]
     reason: str
-    at: str | None = None  # where the value goes, when not at ``field`` itself
+    rewrite: Callable[[DrawFn, dict[str, Any]], Any] | None = None
 
 
 def _place(body: dict[str, Any], path: str, value: Any) -> None:
@@ -412,6 +416,14 @@ def _nested(depth: int) -> dict[str, Any]:
     return {"deep": value}
 
 
+def _beyond(low: int, high: int) -> SearchStrategy[int]:
+    """Integers outside ``low..high``: often the first one beyond a bound, where a wrong bound
+    shows."""
+    below = st.integers(min_value=-_INT64, max_value=low - 1)
+    above = st.integers(min_value=high + 1, max_value=_INT64 - 1)
+    return st.one_of(st.just(high + 1), st.just(low - 1), below, above)
+
+
 def _too_big(limit: int) -> SearchStrategy[str]:
     # ASCII, so the byte count is the character count.
     return st.just("x" * (limit + 1))
@@ -431,7 +443,7 @@ _COMMON = (
 _TOKEN_BUDGETS = (
     _Mutation(
         "tokenBudget",
-        st.integers(-1000, _TOKEN_BUDGET[0] - 1) | st.integers(_TOKEN_BUDGET[1] + 1, 10**6),
+        _beyond(*_TOKEN_BUDGET),
         "tokenBudget outside 50..4000",
     ),
     _Mutation("tokenBudget", _NOT_INT, "tokenBudget is not an integer"),
@@ -477,12 +489,20 @@ _MUTATIONS: dict[str, tuple[_Mutation, ...]] = {
         ),
         _Mutation("recentContext[0]", _NOT_TEXT, "a recentContext entry is not a string"),
         _Mutation(
-            "priorHistory[0].role", st.sampled_from(["system", "narrator"]), "an unknown role"
+            "priorHistory[0].role",
+            st.nothing(),
+            "an unknown role in priorHistory",
+            lambda draw, body: {
+                **body,
+                "priorHistory": [
+                    {"role": draw(st.sampled_from(["system", "narrator"])), "content": "earlier"}
+                ],
+            },
         ),
         _Mutation("idempotencyKey", invalid_session_ids(), "an invalid idempotency key"),
         _Mutation(
             "ttlSeconds",
-            st.integers(-10, _TTL[0] - 1) | st.integers(_TTL[1] + 1, 10**8),
+            _beyond(*_TTL),
             "ttlSeconds outside 300..604800",
         ),
         _Mutation("checkOutput", _NOT_BOOL, "checkOutput is not a boolean"),
@@ -548,42 +568,100 @@ _MUTATIONS["check_output_stream"] = _STREAM_MUTATIONS
 _MUTATIONS["finalize_output"] = _STREAM_MUTATIONS
 
 
+def _not_an_object(draw: DrawFn, body: dict[str, Any]) -> Any:
+    return draw(_NOT_OBJECT)
+
+
+def _offset_beyond_the_text(draw: DrawFn, body: dict[str, Any]) -> Any:
+    body["lastCheckedOffset"] = len(body["fullText"]) + draw(st.integers(1, 100))
+    return body
+
+
+def _check_output_not_the_assistants(draw: DrawFn, body: dict[str, Any]) -> Any:
+    body["turn"]["role"] = draw(st.sampled_from(("user", "tool")))
+    body["checkOutput"] = True
+    return body
+
+
+_BODY = _Mutation("body", st.nothing(), "the body is not a JSON object", _not_an_object)
+for _endpoint in _BODY_ENDPOINTS:
+    _MUTATIONS[_endpoint] = (*_MUTATIONS[_endpoint], _BODY)
+for _endpoint in ("check_output_stream", "finalize_output"):
+    _MUTATIONS[_endpoint] = (
+        *_MUTATIONS[_endpoint],
+        _Mutation(
+            "lastCheckedOffset",
+            st.nothing(),
+            "lastCheckedOffset beyond the end of fullText",
+            _offset_beyond_the_text,
+        ),
+    )
+_MUTATIONS["record_turn"] = (
+    *_MUTATIONS["record_turn"],
+    _Mutation(
+        "checkOutput",
+        st.nothing(),
+        "checkOutput on a turn that is not the assistant's",
+        _check_output_not_the_assistants,
+    ),
+)
+
+
 @st.composite
-def _invalid_request(draw: DrawFn, endpoint: str) -> InvalidRequest:
-    special = draw(st.integers(0, 9))
-    if special == 0:
-        # A body that is no JSON object at all.
-        return InvalidRequest(draw(_NOT_OBJECT), "body", "the body is not a JSON object")
+def _invalid_request(
+    draw: DrawFn, endpoint: str, mutations: tuple[_Mutation, ...]
+) -> InvalidRequest:
+    mutation = draw(st.sampled_from(mutations))
     body = draw(valid_requests(endpoint))
-    if endpoint in ("check_output_stream", "finalize_output") and special == 1:
-        # An offset beyond the end of the text (a rule across two fields).
-        body["lastCheckedOffset"] = len(body["fullText"]) + draw(st.integers(1, 100))
-        return InvalidRequest(body, "lastCheckedOffset", "lastCheckedOffset beyond fullText")
-    if endpoint == "record_turn" and special == 1:
-        body["turn"]["role"] = draw(st.sampled_from(("user", "tool")))
-        body["checkOutput"] = True
-        return InvalidRequest(body, "checkOutput", "checkOutput on a turn not the assistant's")
-    mutation = draw(st.sampled_from(_MUTATIONS[endpoint]))
-    _place(body, mutation.at or mutation.field, draw(mutation.values))
+    if mutation.rewrite is not None:
+        return InvalidRequest(mutation.rewrite(draw, body), mutation.field, mutation.reason)
+    _place(body, mutation.field, draw(mutation.values))
     return InvalidRequest(body, mutation.field, mutation.reason)
 
 
-def invalid_requests(endpoint: str) -> SearchStrategy[InvalidRequest]:
+def invalid_fields(endpoint: str) -> tuple[str, ...]:
+    """The fields :func:`invalid_requests` of ``endpoint`` can name, sorted (``body``,
+    ``sessionId``, ``turn.role``, ``recentContext[0]``...): one test per field makes sure each
+    kind of mistake is tried.
+
+    Raises:
+        ValueError: ``endpoint`` is not a body endpoint of :data:`ENDPOINTS`.
+    """
+    return tuple(sorted({mutation.field for mutation in _mutations_of(endpoint)}))
+
+
+def _mutations_of(endpoint: str) -> tuple[_Mutation, ...]:
+    if endpoint not in _MUTATIONS:
+        raise ValueError(f"no body endpoint {endpoint!r}; one of {', '.join(_BODY_ENDPOINTS)}")
+    return _MUTATIONS[endpoint]
+
+
+def invalid_requests(endpoint: str, *, field: str | None = None) -> SearchStrategy[InvalidRequest]:
     """Bodies ``endpoint`` refuses with 400, each a valid body (:func:`valid_requests`) with
     exactly one thing wrong, and the field the answer names: a required field missing, a value
-    of the wrong JSON type (strict parsing: ``"600"`` is no integer), a number out of its range,
-    an invalid identifier, a list or text over its limit, an unknown field, a tenant id, free
-    JSON nested too deeply, or a body that is no JSON object (field ``body``).
+    of the wrong JSON type (strict parsing: ``"600"`` is no integer), a number out of its range
+    (its first value beyond each bound among them), an invalid identifier, a list or text over
+    its limit, an unknown field, a tenant id, free JSON nested too deeply, a rule across fields
+    broken (``checkOutput`` on a user's turn, an offset beyond ``fullText``), or a body that is
+    no JSON object (field ``body``).
 
     Args:
         endpoint: a body endpoint of :data:`ENDPOINTS`, as for :func:`valid_requests`.
+        field: only mistakes named by this field (one of :func:`invalid_fields`); by default
+            any.
 
     Raises:
-        ValueError: ``endpoint`` is not one of those.
+        ValueError: ``endpoint`` is not one of those, or ``field`` is not one of its fields.
     """
-    if endpoint not in _MUTATIONS:
-        raise ValueError(f"no body endpoint {endpoint!r}; one of {', '.join(_BODY_ENDPOINTS)}")
-    return _invalid_request(endpoint)
+    mutations = _mutations_of(endpoint)
+    if field is not None:
+        mutations = tuple(m for m in mutations if m.field == field)
+        if not mutations:
+            raise ValueError(
+                f"{endpoint} has no invalid requests naming {field!r}; "
+                f"one of {', '.join(invalid_fields(endpoint))}"
+            )
+    return _invalid_request(endpoint, mutations)
 
 
 # --- policy documents and configurations ---------------------------------------------------------

@@ -65,7 +65,7 @@ def _names(field: str, detail: str) -> bool:
 
 
 @pytest.mark.parametrize("endpoint", BODY_ENDPOINTS)
-@EXAMPLES
+@settings(EXAMPLES, max_examples=60)
 @given(data=st.data())
 def test_valid_requests_are_answered_200(
     governance: govcore.Governance, clock: FakeClock, endpoint: str, data: st.DataObject
@@ -78,14 +78,19 @@ def test_valid_requests_are_answered_200(
     assert response.status == 200, response.json()
 
 
-@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS)
-@EXAMPLES
+@pytest.mark.parametrize(
+    ("endpoint", "field"),
+    [(endpoint, field) for endpoint in BODY_ENDPOINTS for field in gs.invalid_fields(endpoint)],
+)
+@settings(EXAMPLES, max_examples=20)
 @given(data=st.data())
 def test_invalid_requests_are_refused_naming_their_field(
-    governance: govcore.Governance, endpoint: str, data: st.DataObject
+    governance: govcore.Governance, endpoint: str, field: str, data: st.DataObject
 ) -> None:
-    """Every body of invalid_requests is answered 400, and each detail names its field."""
-    invalid = data.draw(gs.invalid_requests(endpoint))
+    """Every body of invalid_requests is answered 400, and each detail names its field (every
+    field a mistake can be made in, each tried)."""
+    invalid = data.draw(gs.invalid_requests(endpoint, field=field))
+    assert invalid.field == field
     response = _post(governance, endpoint, invalid.body)
     assert response.status == 400, (invalid.reason, response.json())
     fields = _fields(response)
@@ -289,6 +294,18 @@ def test_filler_holds_nothing_any_detector_finds(every_kind: govcore.Governance,
 
 
 # --- chunkings ---------------------------------------------------------------------------------
+
+
+def test_invalid_requests_say_which_fields_they_cover() -> None:
+    """invalid_fields lists the fields of the endpoint's mistakes; an unknown endpoint or field
+    is refused."""
+    assert {"body", "sessionId", "turn.role", "tokenBudget", "checkOutput"} <= set(
+        gs.invalid_fields("record_turn")
+    )
+    with pytest.raises(ValueError, match="no body endpoint"):
+        gs.invalid_requests("get_conversation")
+    with pytest.raises(ValueError, match="no invalid requests naming 'fullText'"):
+        gs.invalid_requests("record_turn", field="fullText")
 
 
 @EXAMPLES
