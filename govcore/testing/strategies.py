@@ -1546,28 +1546,36 @@ def planted_values(kind: str) -> SearchStrategy[tuple[str, str]]:
 
 @st.composite
 def _planted_text(
-    draw: DrawFn, kinds: Sequence[str], min_values: int, max_values: int
+    draw: DrawFn, kinds: Sequence[str], min_values: int, max_values: int, filler_words: int
 ) -> PlantedText:
     count = draw(st.integers(min_values, max_values))
-    text = draw(filler())
+    text = draw(filler(max_words=filler_words))
     spans: list[PlantedSpan] = []
     for _ in range(count):
         kind = draw(st.sampled_from(list(kinds)))
         before, value = draw(planted_values(kind))
         # At least one filler word between values: two identifiers side by side can read as one
         # longer number ("4111 1111 1111 1111 4111 ..."), which is not what was planted.
-        text = f"{text} {draw(filler(min_words=1))} {before}" if spans or text else before
+        text = (
+            f"{text} {draw(filler(min_words=1, max_words=max(1, filler_words)))} {before}"
+            if spans or text
+            else before
+        )
         start = len(text)
         text += value
         spans.append(PlantedSpan(start, len(text), kind, value))
-    tail = draw(filler())
+    tail = draw(filler(max_words=filler_words))
     if tail:
         text = f"{text} {tail}"
     return PlantedText(text, tuple(spans))
 
 
 def planted_texts(
-    kinds: Sequence[str] = PII_KINDS, *, min_values: int = 1, max_values: int = 3
+    kinds: Sequence[str] = PII_KINDS,
+    *,
+    min_values: int = 1,
+    max_values: int = 3,
+    filler_words: int = 8,
 ) -> SearchStrategy[PlantedText]:
     """Texts of :func:`filler` words with values of the given ``pii`` kinds planted in them
     (each with the words that name it, when its kind needs them), and the span of each value.
@@ -1580,11 +1588,13 @@ def planted_texts(
         kinds: the kinds to draw values of (default: every kind).
         min_values: the fewest values in a text.
         max_values: the most values in a text.
+        filler_words: the most filler words before, between and after the values (at least
+            one stands between two values); more makes longer texts.
     """
     unknown = [kind for kind in kinds if kind not in _PLANTERS]
     if unknown or not kinds:
         raise ValueError(f"unknown pii kinds {unknown!r}; from {', '.join(PII_KINDS)}")
-    return _planted_text(tuple(kinds), min_values, max_values)
+    return _planted_text(tuple(kinds), min_values, max_values, filler_words)
 
 
 # --- chunkings -------------------------------------------------------------------------------

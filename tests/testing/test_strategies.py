@@ -356,11 +356,12 @@ def _stream(client: Any, session: str, pieces: list[str]) -> tuple[list[Any], An
 _SAMPLE_KINDS = ["email", "credit_card", "iban", "secret"]
 
 
-@EXAMPLES
+@settings(EXAMPLES, max_examples=50)
 @given(
     data=st.data(),
-    planted=gs.planted_texts(_SAMPLE_KINDS, min_values=0, max_values=3)
-    | st.builds(gs.PlantedText, gs.texts(max_size=300), st.just(())),
+    # Long enough texts that calls before the last scan too (every 200 new characters).
+    planted=gs.planted_texts(_SAMPLE_KINDS, min_values=0, max_values=4, filler_words=40)
+    | st.builds(gs.PlantedText, gs.texts(max_size=600), st.just(())),
 )
 def test_any_chunking_streams_to_the_post_inference_verdict(
     governance: govcore.Governance, data: st.DataObject, planted: gs.PlantedText
