@@ -624,6 +624,9 @@ def invalid_fields(endpoint: str) -> tuple[str, ...]:
     ``sessionId``, ``turn.role``, ``recentContext[0]``...): one test per field makes sure each
     kind of mistake is tried.
 
+    Args:
+        endpoint: a body endpoint of :data:`ENDPOINTS`, as for :func:`valid_requests`.
+
     Raises:
         ValueError: ``endpoint`` is not a body endpoint of :data:`ENDPOINTS`.
     """
@@ -826,7 +829,7 @@ def policy_documents(
     return _policy_document(policy_id, areas)
 
 
-FULL_KEY_SETTINGS: Final[Mapping[str, Any]] = {
+_FULL_KEY_SETTINGS: Final[Mapping[str, Any]] = {
     "post_inference_checking": "allowed",
     "tool_call_governance": "allowed",
     "rate_limit_per_minute": "unlimited",
@@ -851,7 +854,7 @@ def _configuration(
                 "key": f"gk_generated_{tenant}_key",
                 "tenant": tenant,
                 "scopes": list(_ALL_SCOPES),
-                "settings": dict(FULL_KEY_SETTINGS),
+                "settings": dict(_FULL_KEY_SETTINGS),
             }
         )
     if draw(st.booleans()):
@@ -1056,7 +1059,9 @@ def _secret(draw: DrawFn) -> _Planted:
     def token(size: int, alphabet: str = _DRAWN_CHARACTERS) -> str:
         return draw(st.text(alphabet, min_size=size, max_size=size))
 
-    shape = draw(st.sampled_from(["github", "aws", "gitlab", "stripe", "slack"]))
+    shape = draw(
+        st.sampled_from(["github", "aws", "gitlab", "stripe", "slack", "google", "openai"])
+    )
     if shape == "github":
         value = draw(st.sampled_from(["ghp_", "gho_", "ghs_"])) + token(36)
     elif shape == "aws":
@@ -1065,6 +1070,10 @@ def _secret(draw: DrawFn) -> _Planted:
         value = "glpat-" + token(20)
     elif shape == "stripe":
         value = "sk_live_" + token(24)
+    elif shape == "google":
+        value = "AIza" + token(35)
+    elif shape == "openai":
+        value = "sk-proj-" + token(32)
     else:
         value = f"xoxb-{token(11, '123456789')}-{token(11, '123456789')}-{token(12)}"
     return _Planted("", value)
