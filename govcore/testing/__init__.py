@@ -12,9 +12,10 @@ sentinels.
 
 ``sample_config()`` is a small configuration whose key ``SAMPLE_KEY`` has every scope and
 feature. :mod:`govcore.testing.strategies` holds hypothesis strategies (it needs
-``govcore[testing]`` and is not imported here), and :mod:`govcore.testing.pytest_plugin` the
-pytest fixtures (``govcore_governance``, ``govcore_client``, ``govcore_clock``...), loaded
-through the ``pytest11`` entry point. docs/testing.md describes the whole kit.
+``govcore[testing]`` and is not imported here). The pytest fixtures (``govcore_governance``,
+``govcore_client``, ``govcore_clock``...) come from the plugin ``_govcore_pytest_plugin``, a
+module outside this package that pytest loads through the ``pytest11`` entry point.
+docs/testing.md describes the whole kit.
 """
 
 from __future__ import annotations
