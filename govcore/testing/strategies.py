@@ -429,7 +429,24 @@ def _too_big(limit: int) -> SearchStrategy[str]:
     return st.just("x" * (limit + 1))
 
 
+def _not_an_object(draw: DrawFn, body: dict[str, Any]) -> Any:
+    return draw(_NOT_OBJECT)
+
+
+def _offset_beyond_the_text(draw: DrawFn, body: dict[str, Any]) -> Any:
+    body["lastCheckedOffset"] = len(body["fullText"]) + draw(st.integers(1, 100))
+    return body
+
+
+def _check_output_not_the_assistants(draw: DrawFn, body: dict[str, Any]) -> Any:
+    body["turn"]["role"] = draw(st.sampled_from(("user", "tool")))
+    body["checkOutput"] = True
+    return body
+
+
+_BODY = _Mutation("body", st.nothing(), "the body is not a JSON object", _not_an_object)
 _COMMON = (
+    _BODY,
     _Mutation("sessionId", invalid_session_ids(), "an invalid session id"),
     _Mutation("sessionId", st.just(_MISSING), "sessionId is required"),
     _Mutation("sessionId", _NOT_TEXT, "sessionId is not a string"),
@@ -506,6 +523,12 @@ _MUTATIONS: dict[str, tuple[_Mutation, ...]] = {
             "ttlSeconds outside 300..604800",
         ),
         _Mutation("checkOutput", _NOT_BOOL, "checkOutput is not a boolean"),
+        _Mutation(
+            "checkOutput",
+            st.nothing(),
+            "checkOutput on a turn that is not the assistant's",
+            _check_output_not_the_assistants,
+        ),
     ),
     "pre_inference": (
         *_COMMON,
@@ -562,49 +585,16 @@ _STREAM_MUTATIONS = (
     _Mutation("fullText", _too_big(_MAX_OUTPUT_BYTES), "fullText over 1 MiB"),
     _Mutation("lastCheckedOffset", st.integers(-1000, -1), "a negative offset"),
     _Mutation("lastCheckedOffset", _NOT_INT, "lastCheckedOffset is not an integer"),
+    _Mutation(
+        "lastCheckedOffset",
+        st.nothing(),
+        "lastCheckedOffset beyond the end of fullText",
+        _offset_beyond_the_text,
+    ),
     _Mutation("isFinal", _NOT_BOOL, "isFinal is not a boolean"),
 )
 _MUTATIONS["check_output_stream"] = _STREAM_MUTATIONS
 _MUTATIONS["finalize_output"] = _STREAM_MUTATIONS
-
-
-def _not_an_object(draw: DrawFn, body: dict[str, Any]) -> Any:
-    return draw(_NOT_OBJECT)
-
-
-def _offset_beyond_the_text(draw: DrawFn, body: dict[str, Any]) -> Any:
-    body["lastCheckedOffset"] = len(body["fullText"]) + draw(st.integers(1, 100))
-    return body
-
-
-def _check_output_not_the_assistants(draw: DrawFn, body: dict[str, Any]) -> Any:
-    body["turn"]["role"] = draw(st.sampled_from(("user", "tool")))
-    body["checkOutput"] = True
-    return body
-
-
-_BODY = _Mutation("body", st.nothing(), "the body is not a JSON object", _not_an_object)
-for _endpoint in _BODY_ENDPOINTS:
-    _MUTATIONS[_endpoint] = (*_MUTATIONS[_endpoint], _BODY)
-for _endpoint in ("check_output_stream", "finalize_output"):
-    _MUTATIONS[_endpoint] = (
-        *_MUTATIONS[_endpoint],
-        _Mutation(
-            "lastCheckedOffset",
-            st.nothing(),
-            "lastCheckedOffset beyond the end of fullText",
-            _offset_beyond_the_text,
-        ),
-    )
-_MUTATIONS["record_turn"] = (
-    *_MUTATIONS["record_turn"],
-    _Mutation(
-        "checkOutput",
-        st.nothing(),
-        "checkOutput on a turn that is not the assistant's",
-        _check_output_not_the_assistants,
-    ),
-)
 
 
 @st.composite
