@@ -267,6 +267,20 @@ def test_planted_values_are_found_exactly_where_planted(
     assert checked.policy_citations == ["pii"]
 
 
+@settings(EXAMPLES, max_examples=60)
+@given(planted=gs.planted_texts(max_values=4))
+def test_planted_values_of_every_kind_are_found_with_every_kind_on(
+    every_kind: govcore.Governance, planted: gs.PlantedText
+) -> None:
+    """With every pii kind in one rule, each planted value is reported at its span (a value can
+    also be another kind's, which may report it too: nine digits pass more than one check)."""
+    streamed = every_kind.client(SAMPLE_KEY).check_output_stream(
+        {"sessionId": f"every-{next(_sessions)}", "fullText": planted.text, "isFinal": True}
+    )
+    found = {(v.offset, v.offset + len(v.matched_text)) for v in streamed.new_violations}
+    assert {(s.start, s.end) for s in planted.spans} <= found, planted
+
+
 @EXAMPLES
 @given(planted=gs.planted_texts(min_values=1, max_values=5))
 def test_planted_texts_say_where_their_values_are(planted: gs.PlantedText) -> None:
