@@ -91,7 +91,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7, help="timed calls per row")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    table = Table(["policies", "operation", *LATENCY_COLUMNS, "peak MB", "vs restart"], text_columns=2)
+    table = Table(
+        ["policies", "operation", *LATENCY_COLUMNS, "peak MB", "vs restart"], text_columns=2
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         rows = measure(size, args.repeats, args.seed)
         restart = rows[0][1].median_ms
