@@ -189,7 +189,10 @@ def test_an_installed_wheel_gives_pytest_the_fixtures(tmp_path: Path) -> None:
     outer = sorted({p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")})
     (Path(site_packages) / "outer.pth").write_text("\n".join(outer) + "\n")
     subprocess.run(  # noqa: S603 - pip of the venv just created
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True
+        # --ignore-installed: the outer environment's govcore (an editable install, as CI's)
+        # has the same version, and pip would otherwise leave the wheel uninstalled.
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)],
+        check=True,
     )
     suite = tmp_path / "suite"
     suite.mkdir()
