@@ -29,8 +29,8 @@ import yaml
 from govcore._version import __version__
 from govcore.backends import shared_lookup
 from govcore.config import load_config
-from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError
+from govcore.explanation_text import explanation_lines
 from govcore.governance import Governance
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
 from govcore.stream_guard import StreamGuard
@@ -245,9 +245,6 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-_SHOWN = 10  # policies listed by ``explain`` without --all (besides the selected ones)
-
-
 def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     attributes: dict[str, str] = {}
     for pair in args.attribute:
@@ -271,34 +268,8 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(dataclasses.asdict(explanation), out, indent=2)
         print(file=out)
         return 0
-    thresholds = ", ".join(f"{name} {value:g}" for name, value in explanation.thresholds.items())
-    print(
-        f"floor {explanation.floor:.3f} ({thresholds or 'no thresholds reported'}); "
-        f"top-K {explanation.top_k}",
-        file=out,
-    )
-    print(f"selected: {', '.join(explanation.selected) or '-'}", file=out)
-    rows = [
-        c
-        for rank, c in enumerate(explanation.candidates)
-        if args.all or c.selected or rank < _SHOWN + len(explanation.selected)
-    ]
-    print(f"\n{'policy':<28}{'score':>7}{'lexical':>9}{'semantic':>10}  reason", file=out)
-    for c in rows:
-        lexical = "-" if c.lexical is None else f"{c.lexical:.3f}"
-        semantic = "-" if c.semantic is None else f"{c.semantic:.3f}"
-        print(
-            f"{c.policy_id[:27]:<28}{c.score:>7.3f}{lexical:>9}{semantic:>10}  {REASONS[c.reason]}",
-            file=out,
-        )
-        if c.example is not None:
-            print(f"{'':<28}  closest example: {c.example!r}", file=out)
-        if c.terms:
-            terms = ", ".join(f"{term} {share:.3f}" for term, share in c.terms[:6])
-            print(f"{'':<28}  terms: {terms}", file=out)
-    hidden = len(explanation.candidates) - len(rows)
-    if hidden:
-        print(f"\n({hidden} more policies score lower; --all lists them)", file=out)
+    for line in explanation_lines(explanation, show_all=args.all):
+        print(line, file=out)
     return 0
 
 

@@ -41,7 +41,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     )),
     ("package", ("govcore", "govcore.decisions")),
     ("integrations", ("govcore.integrations",)),
-    ("applications", ("govcore.server", "govcore.cli", "govcore.__main__")),
+    ("applications", (
+        "govcore.server", "govcore.cli", "govcore.__main__", "govcore.explanation_text",
+        "govcore.policy_tests",
+    )),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip
 
