@@ -1,5 +1,6 @@
 """The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``,
-``coverage CONFIG``, ``demo``, ``serve --config CONFIG`` and ``--version``.
+``coverage CONFIG``, ``test CONFIG [TESTS...]``, ``demo``, ``serve --config CONFIG`` and
+``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -91,6 +92,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="X",
         help="exit status 1 when a policy with examples has a recall below X (0 to 1)",
     )
+    test = commands.add_parser(
+        "test", help="run policy test files (docs/policy-testing.md) against a configuration"
+    )
+    test.add_argument("config", help="path of a YAML or JSON configuration file")
+    test.add_argument(
+        "tests",
+        nargs="*",
+        help="test files, or folders of *_test.yaml files (default: those beside CONFIG)",
+    )
+    test.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
     demo = commands.add_parser("demo", help="run the scripted example conversation")
     demo.add_argument("--config", help="configuration to use (default: the bundled example)")
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
@@ -120,6 +132,8 @@ def _run(args: argparse.Namespace) -> int:
         return _explain(args, sys.stdout, sys.stderr)
     if args.command == "coverage":
         return _coverage(args.config, args.min_recall, args.json, sys.stdout, sys.stderr)
+    if args.command == "test":
+        return _test(args, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
 
 
@@ -315,6 +329,38 @@ def _coverage(
         if min_recall is not None:
             _print_min_recall(min_recall, below, out)
     return 1 if below else 0
+
+
+def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # Imported here, as coverage's: the other commands never need it.
+    from govcore.policy_tests import run_policy_tests
+
+    try:
+        report = run_policy_tests(args.config, args.tests or None)
+    except ConfigError as exc:
+        # 2, as coverage says it: 1 means "a case failed", which a CI job must be able to
+        # tell from a configuration that could not be tested at all.
+        noun = "problem" if len(exc.problems) == 1 else "problems"
+        print(f"{args.config}: {len(exc.problems)} {noun}", file=err)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=err)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"govcore test: {exc}", file=err)
+        return 2
+    if not report.files:
+        where = ", ".join(args.tests) if args.tests else f"beside {args.config}"
+        print(f"govcore test: no test files (*_test.yaml, *_test.yml) {where}", file=err)
+        return 2
+    for line in report.lines(verbose=args.verbose):
+        print(line, file=out)
+    if args.junit:
+        try:
+            Path(args.junit).write_text(report.junit_xml(), encoding="utf-8")
+        except OSError as exc:
+            print(f"govcore test: --junit {args.junit}: {exc.strerror}", file=err)
+            return 2
+    return 0 if report.passed else 1
 
 
 def _share_text(value: float | None) -> str:
