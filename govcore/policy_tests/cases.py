@@ -360,6 +360,8 @@ class _CaseReader:
                 reason = unknown_field(str(key), allowed)
                 if key in known:
                     reason = f"not a key of a {kind} case"
+                elif key in _TURN_KEYS:
+                    reason = "a key of a turn (under turns), not of a case"
                 self.problem(str(key), reason)
         name = name or ""
         if kind == "selection":
@@ -377,10 +379,10 @@ class _CaseReader:
         context = self._texts(raw, "context")
         history = self._history(raw)
         attributes = self._attributes(raw)
+        if not any(key in raw for key in _SELECTION_KEYS):
+            self._no_expectation(_SELECTION_KEYS)
         if turn is None:
             return None
-        if not turn.expect.checks_anything:
-            self._no_expectation(_SELECTION_KEYS)
         return SelectionCase(name, index, turn, context, attributes, history)
 
     def _conversation(
@@ -389,7 +391,10 @@ class _CaseReader:
         turns = self._turns(raw, required=True)
         attributes = self._attributes(raw)
         history = self._history(raw)
-        if turns and not any(t.expect.checks_anything for t in turns):
+        raw_turns = raw.get("turns")
+        if isinstance(raw_turns, list) and not any(
+            isinstance(t, Mapping) and any(key in t for key in _TURN_KEYS[2:]) for t in raw_turns
+        ):
             self._no_expectation(tuple(f"turns[].{k}" for k in _TURN_KEYS[2:]))
         return ConversationCase(name, index, turns, attributes, history)
 
@@ -654,6 +659,11 @@ class _CaseReader:
             value = []
         if not isinstance(value, list):
             self.problem(place, f"must be a list of policy ids, not {_described(value)}")
+            return None
+        if not value and key in ("selects", "does_not_select"):
+            # An empty list would expect nothing; selects_exactly, started and released
+            # with none listed do expect something: that there are none.
+            self.problem(place, "empty; list at least one policy id")
             return None
         ids: list[str] = []
         for i, item in enumerate(value):
