@@ -686,3 +686,45 @@ def test_a_failure_is_exit_status_1(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert main(["test", str(HOSPITAL), str(test)]) == 1
     assert capsys.readouterr().out.endswith("4 passed, 1 failed, 0 errors (5 cases in 1 file)\n")
+
+
+def test_conversation_turns_carry_the_earlier_turns_as_context(tmp_path: Path) -> None:
+    """Each turn of a conversation case is sent with the turns before it as recentContext, as
+    an agent integration sends them: short replies after an appointment request keep selecting
+    it, so it is not released at turn 4 as it is when no context is read (the test above)."""
+    report = run(
+        tmp_path,
+        """\
+        cases:
+          - name: short replies keep the appointment in view
+            turns:
+              - message: "Can I move my appointment at the clinic to next Thursday?"
+              - message: "Yes, the morning one."
+                started: []
+              - message: "Thanks."
+              - message: "My cat says hello."
+                released: []
+                selects: [appointment-booking]
+        """,
+    )
+    assert report.passed, report_text(report)
+
+
+def test_the_explanation_lists_the_named_policies_whatever_their_rank(tmp_path: Path) -> None:
+    """Under a failing selection, the explanation shows the policies the case names even when
+    they rank below the best ten that govcore explain lists by default."""
+    test = write(
+        tmp_path,
+        "northwind_test.yaml",
+        """\
+        cases:
+          - name: small talk
+            message: "Thanks a lot, have a nice evening!"
+            selects: [third-party-disclosure]
+        """,
+    )
+    report = run_policy_tests(DEMO_CONFIG, [test])
+    lines = list(report.lines())
+    rows = [line.split()[0] for line in lines if line.startswith("      ") and "  " in line[6:]]
+    assert "third-party-disclosure" in rows
+    assert any("more policies score lower; --all lists them" in line for line in lines)
