@@ -728,3 +728,21 @@ def test_the_explanation_lists_the_named_policies_whatever_their_rank(tmp_path: 
     rows = [line.split()[0] for line in lines if line.startswith("      ") and "  " in line[6:]]
     assert "third-party-disclosure" in rows
     assert any("more policies score lower; --all lists them" in line for line in lines)
+
+
+def _documented_cases() -> list[str]:
+    """The YAML blocks of docs/policy-testing.md that are lists of complete cases."""
+    text = (ROOT / "docs" / "policy-testing.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in text.split("```yaml\n")[1:]]
+    return [b for b in blocks if b.startswith("- name:") and "..." not in b]
+
+
+def test_the_documented_examples_pass_against_the_example_configuration(tmp_path: Path) -> None:
+    """Every example case in docs/policy-testing.md is true of the example tenant's policies."""
+    blocks = _documented_cases()
+    assert len(blocks) >= 4, "the selection, output, tool call and conversation examples"
+    test = tmp_path / "documented_test.yaml"
+    test.write_text("cases:\n" + "".join(textwrap.indent(b, "  ") for b in blocks))
+    report = run_policy_tests(DEMO_CONFIG, [test])
+    assert {r.kind for r in report.results} == {"selection", "output", "tool call", "conversation"}
+    assert report.passed, report_text(report)

@@ -19,8 +19,8 @@ from govcore.policy_tests.runner import (
     TEST_EPOCH,
     TEST_FILE_SUFFIXES,
     discover_test_files,
+    find_test_files,
     run_policy_tests,
-    test_paths,
 )
 
 __all__ = [
@@ -31,6 +31,6 @@ __all__ = [
     "Outcome",
     "PolicyTestReport",
     "discover_test_files",
+    "find_test_files",
     "run_policy_tests",
-    "test_paths",
 ]

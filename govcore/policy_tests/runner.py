@@ -44,9 +44,9 @@ __all__ = [
     "TEST_EPOCH",
     "TEST_FILE_SUFFIXES",
     "discover_test_files",
+    "find_test_files",
+    "fixed_clock",
     "run_policy_tests",
-    "test_clock",
-    "test_paths",
 ]
 
 TEST_FILE_SUFFIXES: Final = ("_test.yaml", "_test.yml")
@@ -61,12 +61,9 @@ on every run; no rule a test can check depends on the time (the TTL is hours).""
 _MAX_CONTEXT = 50
 
 
-def test_clock() -> float:
+def fixed_clock() -> float:
     """The clock of the runner's service: always :data:`TEST_EPOCH`."""
     return TEST_EPOCH
-
-
-test_clock.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, despite the name
 
 
 def discover_test_files(folder: str | os.PathLike[str]) -> list[Path]:
@@ -80,7 +77,7 @@ def discover_test_files(folder: str | os.PathLike[str]) -> list[Path]:
     return sorted(found)
 
 
-def test_paths(
+def find_test_files(
     config: str | os.PathLike[str] | Mapping[str, Any],
     paths: Sequence[str | os.PathLike[str]] | None,
 ) -> list[Path]:
@@ -115,7 +112,7 @@ def run_policy_tests(
 
     Args:
         config: the configuration, as :meth:`govcore.Governance.from_config` takes it.
-        paths: test files and folders of them (see :func:`test_paths`); ``None``: the test
+        paths: test files and folders of them (see :func:`find_test_files`); ``None``: the test
             files beside the configuration file.
 
     Returns:
@@ -128,16 +125,16 @@ def run_policy_tests(
         FileNotFoundError: a path that does not exist.
         ValueError: no ``paths`` for a configuration given as a mapping.
     """
-    files = test_paths(config, paths)
+    files = find_test_files(config, paths)
     with shared_lookup():  # as from_config: the loader's lookups and the build's share a read
         loaded = load_config(config)
         keys = {tenant: f"govcore-policy-test-key-{n}" for n, tenant in enumerate(loaded.tenants)}
         governance = Governance(
             _with_keys(loaded, keys),
-            clock=test_clock,
+            clock=fixed_clock,
             # Never the configured store or decision log: a test must not write to a
             # production Redis or log, nor see conversations other than its own.
-            store=MemoryStore(clock=test_clock),
+            store=MemoryStore(clock=fixed_clock),
             decision_log=MemoryDecisionLog(1),
             tracing=False,
         )
