@@ -445,6 +445,10 @@ def test_a_policy_the_configuration_lacks_is_an_error_not_a_pass(
          "case: expects nothing, so it could never fail; give at least one of selects, "
          "does_not_select, selects_exactly"),
         ("{name: a, message: hi, selects: []}", "selects: empty; list at least one policy id"),
+        ("{name: a, message: hi, selects_exactly: null}",
+         "selects_exactly: must be a list of policy ids, not null"),
+        ("{name: a, output: hi, violations: null}",
+         "violations: must be a list of policy ids or mappings with 'policy', not null"),
         ("{name: a, message: hi, output: there, safe: true}",
          "case: has 'message' and 'output'; a case has exactly one of 'message' (selection), "
          "'output' (output check), 'tool' (tool call) or 'turns' (conversation)"),
@@ -609,23 +613,25 @@ def test_no_test_files_or_a_missing_path_exits_2(
 
 def test_test_files_are_found_beside_the_configuration(tmp_path: Path) -> None:
     """Without paths, the *_test.yaml and *_test.yml files in the configuration's folder and
-    its subfolders run, hidden folders and other YAML files aside; a folder given as a path
-    is searched the same way, and a file given by name runs whatever its name."""
+    under its tests/ folder run, and no other subfolder's (a virtual environment may hold an
+    installed package's); a folder given as a path is searched through, hidden subfolders
+    aside; a file given by name runs whatever its name."""
     config = tmp_path / "govcore.yaml"
     shutil.copy(HOSPITAL, config)
     case = "cases: [{name: a, output: MRN-1234567, safe: false}]\n"
-    for name in ("a_test.yaml", "tests/b_test.yml", "tests/deep/c_test.yaml",
-                 ".hidden/d_test.yaml", "e.yaml", "f_test.json", "g_tests.yaml"):  # fmt: skip
+    for name in ("a_test.yaml", "b_test.yml", "tests/c_test.yaml", "tests/deep/d_test.yml",
+                 "tests/.hidden/e_test.yaml", "venv/lib/f_test.yaml", "g.yaml", "h_test.json",
+                 "i_tests.yaml"):  # fmt: skip
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(case, encoding="utf-8")
-    expected = [tmp_path / "a_test.yaml", tmp_path / "tests/b_test.yml",
-                tmp_path / "tests/deep/c_test.yaml"]  # fmt: skip
-    assert discover_test_files(tmp_path) == expected
-    assert run_policy_tests(config).files == tuple(str(p) for p in expected)
-    assert run_policy_tests(config, [tmp_path / "tests"]).files == tuple(
-        str(p) for p in expected[1:]
+    beside = [tmp_path / "a_test.yaml", tmp_path / "b_test.yml"]
+    under_tests = [tmp_path / "tests/c_test.yaml", tmp_path / "tests/deep/d_test.yml"]
+    assert run_policy_tests(config).files == tuple(str(p) for p in beside + under_tests)
+    assert discover_test_files(tmp_path / "tests") == under_tests
+    assert run_policy_tests(config, [tmp_path / "venv"]).files == (
+        str(tmp_path / "venv/lib/f_test.yaml"),
     )
-    assert run_policy_tests(config, [tmp_path / "e.yaml"]).files == (str(tmp_path / "e.yaml"),)
+    assert run_policy_tests(config, [tmp_path / "g.yaml"]).files == (str(tmp_path / "g.yaml"),)
 
 
 # --- JUnit XML ----------------------------------------------------------------------------------

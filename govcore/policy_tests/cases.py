@@ -313,6 +313,8 @@ def _type_name(value: Any) -> str:
 
 def _described(value: Any) -> str:
     """A value in an error message: its type, and short scalars themselves."""
+    if value is None:
+        return "null"
     if isinstance(value, Mapping | list):
         return f"a {_type_name(value)}"
     text = repr(value)
@@ -560,8 +562,6 @@ class _CaseReader:
         value = raw.get("violations", _UNSET)
         if value is _UNSET:
             return None
-        if value is None:
-            value = []
         if not isinstance(value, list):
             self.problem("violations", f"must be a list of policy ids or mappings with "
                          f"'policy', not {_described(value)}")  # fmt: skip
@@ -655,8 +655,6 @@ class _CaseReader:
             return None
         value = raw[key]
         place = f"{prefix}{key}"
-        if value is None:
-            value = []
         if not isinstance(value, list):
             self.problem(place, f"must be a list of policy ids, not {_described(value)}")
             return None

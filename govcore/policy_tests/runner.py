@@ -73,7 +73,7 @@ def discover_test_files(folder: str | os.PathLike[str]) -> list[Path]:
     found = []
     for directory, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
-        found += [Path(directory) / f for f in files if f.endswith(TEST_FILE_SUFFIXES)]
+        found += [Path(directory) / f for f in files if _is_test_file(f)]
     return sorted(found)
 
 
@@ -81,8 +81,12 @@ def find_test_files(
     config: str | os.PathLike[str] | Mapping[str, Any],
     paths: Sequence[str | os.PathLike[str]] | None,
 ) -> list[Path]:
-    """The test files to run: each file of ``paths`` and the test files of each folder in it;
-    with no ``paths``, the test files of the configuration file's folder.
+    """The test files to run: each file of ``paths`` and the test files under each folder of
+    it; with no ``paths``, the test files in the configuration file's folder itself and under
+    its ``tests`` subfolder.
+
+    Not every subfolder of the configuration's: one may hold a virtual environment or vendored
+    packages, and an installed govcore ships the example's test file.
 
     Raises:
         FileNotFoundError: a path that does not exist.
@@ -91,7 +95,10 @@ def find_test_files(
     if paths is None:
         if isinstance(config, Mapping):
             raise ValueError("a configuration given as a mapping needs the paths of its tests")
-        return discover_test_files(Path(config).parent)
+        folder = Path(config).parent
+        beside = sorted(p for p in folder.iterdir() if p.is_file() and _is_test_file(p.name))
+        tests = folder / "tests"
+        return beside + (discover_test_files(tests) if tests.is_dir() else [])
     files: list[Path] = []
     for given in paths:
         path = Path(given)
@@ -102,6 +109,10 @@ def find_test_files(
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
     return list(dict.fromkeys(files))
+
+
+def _is_test_file(name: str) -> bool:
+    return name.endswith(TEST_FILE_SUFFIXES)
 
 
 def run_policy_tests(
