@@ -8,6 +8,7 @@ docs/decisions/policy-tests.md.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections import defaultdict
@@ -172,9 +173,9 @@ def _with_keys(loaded: LoadedConfig, keys: Mapping[str, str]) -> LoadedConfig:
         "tool_call_governance": "allowed",
         "rate_limit_per_minute": "unlimited",
     }
-    return LoadedConfig(
-        settings=loaded.settings,
-        tenants=loaded.tenants,
+    # replace(), not a new LoadedConfig: whatever else a loaded configuration carries is kept.
+    return dataclasses.replace(
+        loaded,
         keys=tuple(
             KeyConfig.model_validate(
                 {"key": secret, "tenant": tenant, "scopes": list(SCOPES), "settings": settings}
