@@ -18,6 +18,7 @@ from govcore.decision_log import (
     DecisionQueue,
     JsonlDecisionLog,
     MemoryDecisionLog,
+    ShadowDiff,
 )
 from govcore.errors import (
     AuthenticationError,
@@ -31,7 +32,7 @@ from govcore.errors import (
     PermissionDeniedError,
     RateLimitedError,
 )
-from govcore.governance import AsyncGovernance, Governance
+from govcore.governance import AsyncGovernance, Governance, PolicySetVersion
 from govcore.http import HttpResponse
 from govcore.jsonable import jsonable_arguments
 from govcore.models import (
@@ -136,6 +137,7 @@ __all__ = [  # noqa: RUF022
     "PolicyDocument",
     "PolicyScore",
     "PolicySet",
+    "PolicySetVersion",
     "PostInferenceRequest",
     "PostInferenceResponse",
     "PreInferenceRequest",
@@ -145,6 +147,7 @@ __all__ = [  # noqa: RUF022
     "RetrievalIndex",
     "Retriever",
     "SelectionExplanation",
+    "ShadowDiff",
     "Store",
     "StoreCommit",
     "StoreReads",

@@ -1,6 +1,6 @@
 """The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``,
-``coverage CONFIG``, ``test CONFIG [TESTS...]``, ``demo``, ``serve --config CONFIG`` and
-``--version``.
+``coverage CONFIG``, ``test CONFIG [TESTS...]``, ``shadow-report LOG``, ``demo``,
+``serve --config CONFIG`` and ``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -32,8 +32,9 @@ from govcore.backends import shared_lookup
 from govcore.config import load_config
 from govcore.errors import ConfigError, GovcoreError
 from govcore.explanation_text import explanation_lines
-from govcore.governance import Governance
+from govcore.governance import Governance, PolicySetVersion
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
+from govcore.policy import PolicySet
 from govcore.stream_guard import StreamGuard
 
 if TYPE_CHECKING:
@@ -108,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
     demo.add_argument("--key", default=_DEMO_KEY, help="API key to use")
     demo.add_argument("--budget", type=int, default=600, help="tokenBudget of each turn")
+    shadow = commands.add_parser(
+        "shadow-report",
+        help="summarise what a shadow policy set would have changed, from a decision log",
+    )
+    shadow.add_argument(
+        "log", help="a JSON-lines decision log (settings.decision_log_path); - reads stdin"
+    )
+    shadow.add_argument("--json", action="store_true", help="print the report as JSON")
     serve = commands.add_parser("serve", help="serve the HTTP interface (the server extra)")
     serve.add_argument("--config", required=True, help="path of a YAML or JSON configuration")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -120,6 +129,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="on SIGTERM, how long the requests in flight get to finish (default 30)",
     )
+    serve.add_argument(
+        "--watch-interval",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="how often to look for changes of the configuration's files and reload it "
+        "(default 2; 0: only on SIGHUP)",
+    )
     return parser
 
 
@@ -130,6 +147,8 @@ def _run(args: argparse.Namespace) -> int:
         return _validate(args.config, sys.stdout, sys.stderr)
     if args.command == "explain":
         return _explain(args, sys.stdout, sys.stderr)
+    if args.command == "shadow-report":
+        return _shadow_report(args.log, args.json, sys.stdout, sys.stderr)
     if args.command == "coverage":
         return _coverage(args.config, args.min_recall, args.json, sys.stdout, sys.stderr)
     if args.command == "test":
@@ -181,7 +200,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         # Built before uvicorn starts (the application itself needs no server library), so a
         # bad configuration stops here with its message, extra installed or not; with several
         # workers each builds its own, and this one is only the check.
-        app = build_app(args.config)
+        app = build_app(args.config, watch_interval=args.watch_interval or None)
     except ConfigError as exc:
         print(f"error: {exc}", file=err)
         return 2
@@ -195,7 +214,7 @@ def _serve(args: argparse.Namespace, err: TextIO) -> int:
         _close(app)
         serve(
             None, args.config, host=args.host, port=args.port, workers=args.workers,
-            graceful_timeout=args.graceful_timeout,
+            graceful_timeout=args.graceful_timeout, watch_interval=args.watch_interval or None,
         )  # fmt: skip
     else:
         serve(
@@ -256,7 +275,22 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
         f"{_count(policies, 'policy', 'policies')}, {_count(len(loaded.keys), 'key')})",
         file=out,
     )
+    for tenant_id, policy_set in loaded.tenants.items():
+        line = f"  tenants.{tenant_id}: version {_version_name(policy_set)}"
+        shadow = loaded.shadows.get(tenant_id)
+        if shadow is not None:
+            line += (
+                f"; shadow {_version_name(shadow.policy_set)} "
+                f"({_count(len(shadow.policy_set), 'policy', 'policies')}, "
+                f"{shadow.sample_rate:.0%} of conversations)"
+            )
+        print(line, file=out)
     return 0
+
+
+def _version_name(policy_set: PolicySet) -> str:
+    """A policy set's version as people read it: its label, then its content hash."""
+    return str(PolicySetVersion(policy_set.version, policy_set.label))
 
 
 def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -284,6 +318,26 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     for line in explanation_lines(explanation, show_all=args.all):
         print(line, file=out)
+    return 0
+
+
+def _shadow_report(log: str, as_json: bool, out: TextIO, err: TextIO) -> int:
+    from govcore.shadow_report import read_shadow_report
+
+    try:
+        if log == "-":
+            report = read_shadow_report(sys.stdin)
+        else:
+            with open(log, encoding="utf-8", errors="replace") as lines:
+                report = read_shadow_report(lines)
+    except OSError as exc:
+        print(f"error: cannot read {log}: {exc.strerror or exc}", file=err)
+        return 2
+    if as_json:
+        json.dump({"log": log, **report.as_dict()}, out, indent=2)
+        print(file=out)
+    else:
+        report.write_text(out)
     return 0
 
 

@@ -32,7 +32,7 @@ from govcore.service import endpoints
 from govcore.service.conversations import IdentifiedTurn
 from govcore.service.effects import Steps, run_async, run_sync
 from govcore.service.endpoints import ClientCall, Endpoint, call
-from govcore.service.shared import Result, Service
+from govcore.service.shared import Result, Serving
 from govcore.tool_gate import (
     FixReaction,
     ToolGate,
@@ -59,8 +59,8 @@ class BaseClient(Generic[StoreT]):
     a blocking store, :class:`AsyncGovernanceClient` awaits them on an asynchronous one.
     """
 
-    def __init__(self, service: Service, store: StoreT, api_key: str) -> None:
-        self._service = service
+    def __init__(self, serving: Serving, store: StoreT, api_key: str) -> None:
+        self._serving = serving  # read once per request: a reload swaps what it holds
         self._store: StoreT = store
         self._api_key = api_key
         # The client of the other kind over the same service, key and state (``aio`` and
@@ -72,7 +72,7 @@ class BaseClient(Generic[StoreT]):
     ) -> Steps[Result[ResponseT]]:
         """The pipeline of one request to ``endpoint`` (:func:`~govcore.service.endpoints.call`):
         ``payload`` is a request model, a mapping of wire fields, a path parameter or ``None``."""
-        return call(self._service, endpoint, self._api_key, payload)
+        return call(self._serving.service, endpoint, self._api_key, payload)
 
     @staticmethod
     def _answer(result: Result[ResponseT]) -> ResponseT:
@@ -326,7 +326,7 @@ class GovernanceClient(BaseClient[Store]):
                     f"{self._store!r} has no asyncio twin: a store shares its state with "
                     "asyncio code through an async_twin() method"
                 )
-            twin = AsyncGovernanceClient(self._service, cast(AsyncStore, make()), self._api_key)
+            twin = AsyncGovernanceClient(self._serving, cast(AsyncStore, make()), self._api_key)
             twin._twin = self
             self._twin = twin
         return cast(AsyncGovernanceClient, self._twin)
@@ -469,7 +469,7 @@ class AsyncGovernanceClient(BaseClient[AsyncStore]):
                     f"{self._store!r} has no blocking twin: a store shares its state with "
                     "blocking code through a blocking_twin() method"
                 )
-            twin = GovernanceClient(self._service, cast(Store, make()), self._api_key)
+            twin = GovernanceClient(self._serving, cast(Store, make()), self._api_key)
             twin._twin = self
             self._twin = twin
         return cast(GovernanceClient, self._twin)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -38,11 +38,14 @@ from govcore.text_rules import MAX_ID_LENGTH, check_identifier
 __all__ = [
     "DEFAULT_SCOPES",
     "MAX_CONFIG_DEPTH",
+    "MAX_LABEL_CHARS",
     "SCOPES",
     "GovernanceSettings",
     "KeyConfig",
     "KeySettings",
     "LoadedConfig",
+    "ShadowConfig",
+    "config_files",
     "load_config",
     "load_settings",
 ]
@@ -120,6 +123,18 @@ class LoadedConfig:
     settings: GovernanceSettings
     tenants: Mapping[str, PolicySet]
     keys: tuple[KeyConfig, ...]
+    shadows: Mapping[str, ShadowConfig] = field(default_factory=dict)
+    """Per tenant that has one, the candidate policy set run in shadow (``tenants.<id>.shadow``)."""
+
+
+@dataclass(frozen=True)
+class ShadowConfig:
+    """A candidate policy set run beside a tenant's live one on real traffic: its decisions
+    are logged with their difference from the live ones, never answered."""
+
+    policy_set: PolicySet
+    sample_rate: float = 1.0
+    """The share of conversations (by session id) whose requests the candidate also decides."""
 
 
 MAX_CONFIG_DEPTH = 32
@@ -128,7 +143,10 @@ needs about ten levels; the bound keeps validation and error messages from recur
 end on a hostile or generated document."""
 
 _TOP_LEVEL = ("settings", "tenants", "keys")
-_TENANT_FIELDS = ("policies", "language")
+_TENANT_FIELDS = ("policies", "language", "label", "shadow")
+_SHADOW_FIELDS = ("policies", "label", "sample_rate")
+MAX_LABEL_CHARS = 128
+"""The longest policy-set label (``tenants.<id>.label``): a name for people and log lines."""
 _POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -180,6 +198,7 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
         settings = _load_settings(raw["settings"], base_dir, place, problems)
 
     tenants: dict[str, PolicySet] = {}
+    shadows: dict[str, ShadowConfig] = {}
     raw_tenants = raw.get("tenants")
     if raw_tenants is None:
         problems.append(ConfigProblem(place("tenants"), "required"))
@@ -199,11 +218,47 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
         )
         if policy_set is not None:
             tenants[tenant_id] = policy_set
+            shadow = _load_shadow(policy_set, tenant.get("shadow"), where, base_dir, problems)
+            if shadow is not None:
+                shadows[tenant_id] = shadow
 
     keys = _load_keys(raw.get("keys"), place("keys"), raw_tenants, problems)
     if problems:
         raise ConfigError(problems)
-    return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys))
+    return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys), shadows=shadows)
+
+
+def config_files(config: str | os.PathLike[str]) -> list[Path]:
+    """The files a configuration file reads: itself, the policy files its tenants name (a
+    folder's as the loader reads them) and the lexicon files its settings name. What a
+    watcher looks at to tell that a configuration changed on disk; a file that cannot be
+    read, or is not there yet, is left out (loading the configuration says what is wrong).
+    """
+    path = Path(config)
+    files = [path]
+    try:
+        raw = _read_document(path)
+    except ConfigError:
+        return files
+    if not isinstance(raw, Mapping):
+        return files
+    base_dir = path.parent
+    tenants = raw.get("tenants")
+    for tenant in tenants.values() if isinstance(tenants, Mapping) else ():
+        source = tenant.get("policies") if isinstance(tenant, Mapping) else None
+        if not isinstance(source, str):
+            continue
+        where = base_dir / source
+        if where.is_dir():
+            files.extend(sorted(p for p in where.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES))
+        else:
+            files.append(where)
+    settings = raw.get("settings")
+    lexicons = settings.get("lexicons") if isinstance(settings, Mapping) else None
+    for name in lexicons if isinstance(lexicons, list) else ():
+        if isinstance(name, str) and name not in shipped_lexicons():
+            files.append(base_dir / name)
+    return files
 
 
 def load_settings(
@@ -328,6 +383,7 @@ def _load_tenant(
                 f"unknown language {language!r} (one of: {', '.join(languages())})",
             )
         )
+    version_label = _label(tenant.get("label"), f"{where}.label", problems)
     source = tenant.get("policies")
     sourced: list[tuple[str, Any]] = []  # (place, raw document)
     if source is None:
@@ -368,7 +424,61 @@ def _load_tenant(
         documents.append(policy)
     if failed:
         return None
-    return PolicySet(tenant_id, tuple(documents), language=language)
+    return PolicySet(tenant_id, tuple(documents), language=language, label=version_label)
+
+
+def _load_shadow(
+    live: PolicySet, raw: Any, where: str, base_dir: Path, problems: list[ConfigProblem]
+) -> ShadowConfig | None:
+    """A tenant's ``shadow``: a candidate policy set in the tenant's language, and the share
+    of conversations it also decides."""
+    if raw is None:
+        return None
+    where = f"{where}.shadow"
+    if not isinstance(raw, Mapping):
+        problems.append(
+            ConfigProblem(where, "must be a mapping with 'policies' (and 'label', 'sample_rate')")
+        )
+        return None
+    for name in raw:
+        if name not in _SHADOW_FIELDS:
+            problems.append(
+                ConfigProblem(f"{where}.{name}", unknown_field(str(name), _SHADOW_FIELDS))
+            )
+    rate = raw.get("sample_rate", 1.0)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 < rate <= 1.0:
+        problems.append(
+            ConfigProblem(
+                f"{where}.sample_rate", f"must be a number above 0 and at most 1, not {rate!r}"
+            )
+        )
+        return None
+    candidate = {name: raw[name] for name in ("policies", "label") if name in raw}
+    policy_set = _load_tenant(
+        live.tenant, {**candidate, "language": live.language}, where, base_dir, problems,
+        live.language,
+    )  # fmt: skip
+    if policy_set is None:
+        return None
+    return ShadowConfig(policy_set, float(rate))
+
+
+def _label(raw: Any, where: str, problems: list[ConfigProblem]) -> str | None:
+    """A tenant's policy-set label: text a log line can show as it is, or ``None``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        problems.append(ConfigProblem(where, "must be non-empty text (a release name, a commit)"))
+        return None
+    if len(raw) > MAX_LABEL_CHARS:
+        problems.append(ConfigProblem(where, f"is longer than {MAX_LABEL_CHARS} characters"))
+        return None
+    try:
+        check_identifier(raw)
+    except ValueError as exc:
+        problems.append(ConfigProblem(where, f"the label {exc}"))
+        return None
+    return raw
 
 
 def _read_policy_path(

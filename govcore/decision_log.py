@@ -32,11 +32,33 @@ __all__ = [
     "JsonlDecisionLogSettings",
     "MemoryDecisionLog",
     "MemoryDecisionLogSettings",
+    "ShadowDiff",
 ]
 
 # The logger keeps the module's former name: logging configurations (and docs/deploying.md)
 # name it.
 _log = logging.getLogger("govcore.decisions")
+
+
+@dataclass(frozen=True, slots=True)
+class ShadowDiff:
+    """How a candidate policy set's decision (run in shadow) differs from the live one.
+
+    Attributes:
+        live_policy_set_version: the content hash of the live policy set.
+        live_verdict: the live decision's verdict (``selection`` for a turn's or a
+            pre-inference call's selection).
+        live_policy_ids: the policies of the live decision: those selected, or those with
+            violations.
+        gained: policies the candidate has and the live decision has not.
+        lost: policies the live decision has and the candidate has not.
+    """
+
+    live_policy_set_version: str
+    live_verdict: str
+    live_policy_ids: tuple[str, ...]
+    gained: tuple[str, ...]
+    lost: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +79,12 @@ class Decision:
         duration_ms: time taken by the check.
         ts: epoch seconds of the decision, from the injected clock (ISO 8601 in ``to_json``).
         text: the checked text, only when the log is configured to keep it.
+        policy_set_version: the content hash of the policy set the request was decided on
+            (:attr:`govcore.policy.PolicySet.version`): which configuration a process served.
+        policy_set_label: that policy set's label (``tenants.<id>.label``), if it has one.
+        shadow: set on the record of a candidate policy set run in shadow: its difference
+            from the live decision of the same request (same ``trace_id``). The other fields
+            then describe the candidate's decision, which nobody was answered.
     """
 
     decision_id: str
@@ -72,14 +100,23 @@ class Decision:
     duration_ms: float
     ts: float
     text: str | None = None
+    policy_set_version: str = ""
+    policy_set_label: str | None = None
+    shadow: ShadowDiff | None = None
+
+    @property
+    def verdict_flipped(self) -> bool:
+        """Whether this shadow record's verdict differs from the live one."""
+        return self.shadow is not None and self.shadow.live_verdict != self.verdict
 
     def to_json(self) -> str:
         """One JSON line."""
         document = asdict(self)
         document["policy_ids"] = list(self.policy_ids)
         document["ts"] = iso_timestamp(self.ts)
-        if self.text is None:
-            del document["text"]
+        for optional in ("text", "policy_set_label", "shadow"):
+            if document[optional] is None:
+                del document[optional]
         return json.dumps(document, ensure_ascii=True, separators=(",", ":"))
 
 

@@ -8,8 +8,11 @@ configuration and offers its two doors: :meth:`Governance.client` (typed calls) 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
@@ -26,10 +29,11 @@ from govcore.config import GovernanceSettings, LoadedConfig, load_config
 from govcore.core.tokens import estimate_tokens
 from govcore.decision_log import DecisionLog, DecisionQueue
 from govcore.detection.scanner import resolve_engine
+from govcore.errors import ConfigError, ConfigProblem
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
-from govcore.service.shared import Service, random_id
+from govcore.service.shared import Service, Serving, random_id
 from govcore.service.tenants import ExampleMiss, engine_fallbacks, examples_that_miss
 from govcore.types import AsyncStore, Clock, Retriever, Store, TokenCounter
 
@@ -37,7 +41,27 @@ if TYPE_CHECKING:
     from govcore.http import Headers
     from govcore.telemetry import Metrics, Readings
 
-__all__ = ["AsyncGovernance", "Governance"]
+__all__ = ["AsyncGovernance", "Governance", "PolicySetVersion"]
+
+_log = logging.getLogger("govcore")
+
+
+@dataclass(frozen=True, slots=True)
+class PolicySetVersion:
+    """Which policy set a tenant is served: its content hash and its label.
+
+    Attributes:
+        version: the content hash (:attr:`govcore.policy.PolicySet.version`): equal policies
+            give an equal version.
+        label: the name its authors gave it (``tenants.<id>.label``), or ``None``.
+    """
+
+    version: str
+    label: str | None = None
+
+    def __str__(self) -> str:
+        return self.version if self.label is None else f"{self.label} ({self.version})"
+
 
 StoreT = TypeVar("StoreT", Store, AsyncStore)
 
@@ -66,20 +90,8 @@ class _GovernanceBase(Generic[StoreT]):
         self._store: StoreT = (
             store if store is not None else self._store_from_settings(settings, clock)
         )
-        if retriever is None:
-            # Built here for the default language: a bad name or option fails at once.
-            default = retriever_from_settings(settings)
-
-            def retriever_for(language: str) -> Retriever:
-                if language == settings.language:
-                    return default
-                return retriever_from_settings(settings, language)
-        else:
-            given = retriever
-
-            def retriever_for(language: str) -> Retriever:
-                return given  # the caller's retriever indexes every tenant, whatever its language
-
+        self._given_retriever = retriever
+        self._retriever_for: Callable[[str], Retriever] | None = None
         if decision_log is None:
             decision_log = decision_log_from_settings(settings)
         self.settings: GovernanceSettings = settings
@@ -93,20 +105,109 @@ class _GovernanceBase(Generic[StoreT]):
         self.metrics: Metrics | None = Metrics.default() if metrics is True else metrics or None
         """The Prometheus instruments this facade counts into, or ``None`` (docs/observability.md)."""
         traced = tracing and tracing_available()
-        self._service = Service(
-            config,
-            clock=clock,
-            retriever=retriever_for,
-            token_counter=token_counter or estimate_tokens,
-            trace_ids=trace_ids or random_id,
-            decisions=self._decisions,
-            # Neither signal on: no observer at all, so a request costs nothing more.
-            observer=Observer(self.metrics, tracing=traced)
-            if self.metrics is not None or traced
-            else None,
+        self._clock = clock
+        self._token_counter = token_counter or estimate_tokens
+        self._trace_ids = trace_ids or random_id
+        # Neither signal on: no observer at all, so a request costs nothing more.
+        self._observer = (
+            Observer(self.metrics, tracing=traced) if self.metrics is not None or traced else None
         )
+        self._reloading = threading.Lock()
+        self._serving = Serving(self._build_service(config, None))
         if self.metrics is not None:
             self.metrics.watch(self._readings)
+
+    def _build_service(self, config: LoadedConfig, previous: Service | None) -> Service:
+        """The service of ``config``; ``previous``: the one it replaces (a reload), whose
+        retrievers and compiled tenants are reused when the settings are the same."""
+        settings = config.settings
+        retriever_for: Callable[[str], Retriever]
+        if (
+            previous is not None
+            and previous.settings == settings
+            and self._retriever_for is not None
+        ):
+            retriever_for = self._retriever_for
+        elif self._given_retriever is not None:
+            given = self._given_retriever
+
+            def retriever_for(language: str) -> Retriever:
+                return given  # the caller's retriever indexes every tenant, whatever its language
+        else:
+            # Built here for the default language: a bad name or option fails at once.
+            default = retriever_from_settings(settings)
+
+            def retriever_for(language: str) -> Retriever:
+                if language == settings.language:
+                    return default
+                return retriever_from_settings(settings, language)
+
+        service = Service(
+            config,
+            clock=self._clock,
+            retriever=retriever_for,
+            token_counter=self._token_counter,
+            trace_ids=self._trace_ids,
+            decisions=self._decisions,
+            observer=self._observer,
+            previous=previous,
+        )
+        self._retriever_for = retriever_for
+        return service
+
+    @property
+    def _service(self) -> Service:
+        """The service of the configuration served now."""
+        return self._serving.service
+
+    def reload(self, config: Mapping[str, Any] | str | os.PathLike[str]) -> None:
+        """Serve another configuration from now on, swapped in whole.
+
+        The new configuration is loaded and compiled first (only the policy sets whose
+        version changed are compiled again when the settings are the same); then one
+        assignment makes it the one served. A request that started before the swap finishes
+        on the configuration it started with; every later one runs on the new one. Nothing
+        is ever half-swapped: keys, tenants, policies and settings change together.
+
+        Conversations keep their state. A policy the new configuration lacks is released at
+        the next turn of each conversation that held it, with a ``binding_released`` event;
+        this process shows it in that turn's ``diff.newlyReleased`` as the configuration it
+        left described it.
+
+        The store and the decision log stay the ones the facade was built with: a
+        configuration that changes ``settings.store``, ``settings.decision_log_queue_size`` or
+        a store's or decision log's own settings needs a new facade (a restart), and is
+        refused here.
+
+        Args:
+            config: a mapping or the path of a YAML or JSON file, as :meth:`from_config`.
+
+        Raises:
+            ConfigError: the configuration is invalid or changes what needs a restart; the
+                configuration served before keeps serving.
+        """
+        with shared_lookup():
+            loaded = load_config(config)
+            with self._reloading:  # two reloads at once: each builds on the one before
+                current = self._serving.service
+                _check_reloadable(current.settings, loaded.settings, self._owns_store)
+                service = self._build_service(loaded, current)
+                self._serving.service = service  # the swap: one assignment
+                self.settings = loaded.settings
+        _log.info(
+            "configuration reloaded: %s",
+            ", ".join(
+                f"{tenant} {version}" for tenant, version in service.policy_set_versions().items()
+            ),
+        )
+
+    def served_versions(self) -> dict[str, PolicySetVersion]:
+        """The version of the policy set each tenant is served now, by tenant id (what
+        ``/readyz`` of ``govcore serve`` answers and each decision record carries)."""
+        return {
+            tenant_id: PolicySetVersion(tenant.policy_set.version, tenant.policy_set.label)
+            for tenant_id, tenant in self._service.tenants.items()
+        }
 
     @staticmethod
     def _store_from_settings(  # pragma: no cover - overridden
@@ -253,7 +354,7 @@ class Governance(_GovernanceBase[Store]):
 
     def client(self, api_key: str) -> GovernanceClient:
         """A typed client acting with ``api_key``; its methods raise :class:`GovcoreError`."""
-        return GovernanceClient(self._service, self._store, api_key)
+        return GovernanceClient(self._serving, self._store, api_key)
 
     def handle(
         self,
@@ -270,7 +371,7 @@ class Governance(_GovernanceBase[Store]):
         Returns:
             A :class:`govcore.HttpResponse`. Never raises for anything a caller can send.
         """
-        return run_sync(dispatch(self._service, method, path, headers, body), self._store)
+        return run_sync(dispatch(self._serving.service, method, path, headers, body), self._store)
 
     def ping(self) -> None:
         """Check that the store answers (a readiness probe).
@@ -324,7 +425,7 @@ class AsyncGovernance(_GovernanceBase[AsyncStore]):
     def client(self, api_key: str) -> AsyncGovernanceClient:
         """A typed client acting with ``api_key``: the methods of
         :class:`~govcore.GovernanceClient`, each awaitable."""
-        return AsyncGovernanceClient(self._service, self._store, api_key)
+        return AsyncGovernanceClient(self._serving, self._store, api_key)
 
     async def handle(
         self,
@@ -334,7 +435,18 @@ class AsyncGovernance(_GovernanceBase[AsyncStore]):
         body: bytes | str | None = None,
     ) -> HttpResponse:
         """As :meth:`Governance.handle`, awaited. Never raises for anything a caller can send."""
-        return await run_async(dispatch(self._service, method, path, headers, body), self._store)
+        return await run_async(
+            dispatch(self._serving.service, method, path, headers, body), self._store
+        )
+
+    async def areload(self, config: Mapping[str, Any] | str | os.PathLike[str]) -> None:
+        """:meth:`reload` in a worker thread: loading and compiling a configuration is
+        computation that would otherwise hold the event loop.
+
+        Raises:
+            ConfigError: as :meth:`reload`; the configuration served before keeps serving.
+        """
+        await asyncio.to_thread(self.reload, config)
 
     async def ping(self) -> None:
         """As :meth:`Governance.ping`, awaited."""
@@ -363,6 +475,35 @@ class AsyncGovernance(_GovernanceBase[AsyncStore]):
         traceback: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+_RESTART_SETTINGS = ("store", "decision_log_queue_size")
+"""Shared settings that name or size what a facade builds once: changing them needs a new
+facade. (The backends' own sections are compared too.)"""
+
+
+def _check_reloadable(
+    served: GovernanceSettings, loaded: GovernanceSettings, owns_store: bool
+) -> None:
+    """Refuse a reload that changes what only a new facade can change.
+
+    Raises:
+        ConfigError: naming each such setting.
+    """
+    changed = [
+        f"settings.{name}"
+        for name in _RESTART_SETTINGS
+        if getattr(served, name) != getattr(loaded, name) and (name != "store" or owns_store)
+    ]
+    if served.restart_sections() != loaded.restart_sections():
+        changed.append("the backends' own settings (settings sections of stores and decision logs)")
+    if changed:
+        raise ConfigError(
+            [
+                ConfigProblem(where, "cannot change on reload: it needs a restart")
+                for where in changed
+            ]
+        )
 
 
 _PROBE_KEY = "health:probe"

@@ -399,7 +399,12 @@ class PolicySet:
     policies: tuple[PolicyDocument, ...]
     language: str = "english"
     """The language of the policies and of the tenant's conversations (text analysis)."""
+    label: str | None = None
+    """A name its authors gave this version (a release name, a commit), or ``None``; it is
+    reported beside :attr:`version` and is not part of it."""
     version: str = field(init=False)
+    """The content hash: equal policies (and language) give an equal version, whatever their
+    label or tenant."""
     by_id: Mapping[str, PolicyDocument] = field(init=False, repr=False)
     position: Mapping[str, int] = field(init=False, repr=False)
     always_on: tuple[int, ...] = field(init=False, repr=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
@@ -47,6 +47,11 @@ class SettingsSection(_ConfigModel):
     (the blocking and the asyncio memory store do). A validator may resolve a relative path
     against :func:`configuration_folder`.
     """
+
+    reloadable: ClassVar[bool] = False
+    """Whether a reload may change these settings (``Governance.reload``): true for a
+    retriever's (retrievers are built again when the settings change), false for what a
+    facade builds once (its store, its decision log)."""
 
 
 SectionT = TypeVar("SectionT", bound=SettingsSection)
@@ -206,6 +211,11 @@ class GovernanceSettings(_ConfigModel):
         copy = self.model_copy()
         copy._sections = {**self._sections, **{type(s): s for s in sections}}
         return copy
+
+    def restart_sections(self) -> dict[type[SettingsSection], SettingsSection]:
+        """The backends' sections a reload may not change (see
+        :attr:`SettingsSection.reloadable`), as the configuration gave them."""
+        return {kind: s for kind, s in self._sections.items() if not kind.reloadable}
 
     @property
     def backend_keys(self) -> frozenset[str]:

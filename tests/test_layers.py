@@ -43,7 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("integrations", ("govcore.integrations",)),
     ("applications", (
         "govcore.server", "govcore.cli", "govcore.__main__", "govcore.explanation_text",
-        "govcore.policy_tests",
+        "govcore.policy_tests", "govcore.shadow_report",
     )),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip

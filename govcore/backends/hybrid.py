@@ -48,6 +48,8 @@ class HybridSettings(SettingsSection):
     """The ``hybrid`` retriever's own keys of ``settings:``. A model folder and the cache,
     like policy and lexicon files, are relative to the configuration file."""
 
+    reloadable: ClassVar[bool] = True  # a reload with other settings builds its retriever anew
+
     semantic_model: Annotated[str, Field(min_length=1)] = "all-MiniLM-L6-v2"
     """The sentence-embedding model: a model a Python package ships (``all-MiniLM-L6-v2``),
     or the folder of a sentence-transformers model. Never downloaded."""

@@ -363,6 +363,9 @@ class TurnOutcome:
     still_active: tuple[PolicyDocument, ...]
     events: tuple[BindingRecord, ...]
     token_estimate: int
+    released_absent: tuple[str, ...] = ()
+    """Ids of policies released because the policy set no longer has them (a new version
+    removed them): released with an event, though the set cannot describe them."""
 
 
 def prioritise(
@@ -450,7 +453,8 @@ def advance_conversation(
     newly = [p for p in active if p.id not in before]
     still = [p for p in active if p.id in before]
     gone = prioritise([by_id[pid] for pid in released if pid in by_id], {}, position)
-    gone_ids = [p.id for p in gone] + [pid for pid in released if pid not in by_id]
+    absent = [pid for pid in released if pid not in by_id]
+    gone_ids = [p.id for p in gone] + absent
 
     events: tuple[BindingRecord, ...] = ()
     if newly or gone_ids:  # most turns change nothing: no timestamp to format
@@ -482,6 +486,7 @@ def advance_conversation(
         still_active=tuple(still),
         events=events,
         token_estimate=estimate,
+        released_absent=tuple(absent),
     )
 
 

@@ -15,8 +15,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from govcore.config import GovernanceSettings
 from govcore.errors import (
@@ -33,11 +33,15 @@ from govcore.service.access import bearer_token
 from govcore.service.endpoints import body_limit
 from govcore.telemetry import METRICS_EXTRA_MISSING, Metrics, metrics_available, tracing_available
 
+if TYPE_CHECKING:
+    from govcore.server.reload import ConfigWatcher
+
 __all__ = [
     "ASGIApp",
     "GovernanceApp",
     "ServedGovernance",
     "body_limit",
+    "configuration_version",
     "create_app",
 ]
 
@@ -90,6 +94,7 @@ def create_app(
     readiness_timeout: float = 5.0,
     body_timeout: float = 30.0,
     metrics_token: str | None = None,
+    watcher: ConfigWatcher | None = None,
 ) -> GovernanceApp:
     """The ASGI application serving ``governance`` under ``mount``.
 
@@ -109,7 +114,18 @@ def create_app(
         readiness_timeout=readiness_timeout,
         body_timeout=body_timeout,
         metrics_token=metrics_token,
+        watcher=watcher,
     )
+
+
+def configuration_version(versions: Mapping[str, Any]) -> str:
+    """One version for every policy set served: 16 hex digits of a hash of each tenant's id,
+    policy-set version and label, equal in every process serving the same policy sets."""
+    digest = hashlib.sha256()
+    for tenant in sorted(versions):
+        served = versions[tenant]
+        digest.update(f"{tenant}\0{served.version}\0{served.label or ''}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 class _DisconnectedError(Exception):
@@ -133,6 +149,7 @@ class GovernanceApp:
         readiness_timeout: float,
         body_timeout: float = 30.0,
         metrics_token: str | None = None,
+        watcher: ConfigWatcher | None = None,
     ) -> None:
         if mount and (not mount.startswith("/") or mount.endswith("/")):
             raise ValueError("mount must be empty or start with '/' and not end with '/'")
@@ -143,6 +160,8 @@ class GovernanceApp:
         self.readiness_timeout = readiness_timeout
         self.body_timeout = body_timeout
         self.metrics_token = metrics_token or None
+        self.watcher = watcher
+        """Reloads the configuration on SIGHUP and file changes while the server runs."""
         self._openapi: bytes | None = None
         self.stopping = False
         """Set by :meth:`begin_stop`: the server is draining, and ``/readyz`` answers 503."""
@@ -167,9 +186,13 @@ class GovernanceApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                if self.watcher is not None:
+                    await self.watcher.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 try:
+                    if self.watcher is not None:
+                        await self.watcher.stop()
                     await self.governance.aclose()
                 except Exception as exc:
                     _log.exception("closing the governance failed")
@@ -224,7 +247,7 @@ class GovernanceApp:
                 return _not_allowed(method, ["GET"])
             if path == "/healthz":
                 return _json_response(200, {"status": "ok"})
-            return await self._readiness()
+            return await self._readiness(scope.get("headers", []))
         if path == "/metrics":
             if method != "GET":
                 return _not_allowed(method, ["GET"])
@@ -276,10 +299,7 @@ class GovernanceApp:
 
     def _metrics(self, headers: list[tuple[bytes, bytes]]) -> HttpResponse:
         """``/metrics``: the served governance's Prometheus instruments, in the text format."""
-        token = self.metrics_token
-        if token is not None and not hmac.compare_digest(
-            (_presented_key(headers) or "").encode(), token.encode()
-        ):
+        if not self._bears_metrics_token(headers):
             return _error(AuthenticationError("/metrics needs the metrics token as a bearer token"))
         metrics: Metrics | None = getattr(self.governance, "metrics", None)
         if metrics is None:
@@ -307,7 +327,15 @@ class GovernanceApp:
         suggested = clip(self.mount + under_mount, 200)
         return f"{message}: the API is served under {self.mount} (try {suggested})"
 
-    async def _readiness(self) -> HttpResponse:
+    def _bears_metrics_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Whether the request may see what names tenants: no metrics token is set, or it
+        bears that token."""
+        token = self.metrics_token
+        return token is None or hmac.compare_digest(
+            (_presented_key(headers) or "").encode(), token.encode()
+        )
+
+    async def _readiness(self, headers: list[tuple[bytes, bytes]]) -> HttpResponse:
         if self.stopping:
             return _json_response(503, {"status": "unavailable", "reason": "stopping"})
         try:
@@ -318,7 +346,21 @@ class GovernanceApp:
         except Exception:
             _log.exception("the readiness probe failed")
             return _json_response(503, {"status": "unavailable", "reason": "probe failed"})
-        return _json_response(200, {"status": "ready"})
+        body: dict[str, Any] = {"status": "ready"}
+        served = getattr(self.governance, "served_versions", None)
+        if callable(served):
+            # Which policy sets this process serves, so that a rollout can be watched and a
+            # fleet serving two versions seen, process by process. The configuration's version
+            # names no tenant; the policy sets do, so with a metrics token set they are shown
+            # only to requests bearing it (as /metrics, whose labels name them too).
+            versions: dict[str, Any] = served()
+            body["configVersion"] = configuration_version(versions)
+            if self._bears_metrics_token(headers):
+                body["policySets"] = {
+                    tenant: {"version": v.version, "label": v.label}
+                    for tenant, v in versions.items()
+                }
+        return _json_response(200, body)
 
     def _openapi_body(self) -> bytes:
         if self._openapi is None:

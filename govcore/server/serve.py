@@ -4,6 +4,13 @@ With one worker the application is built here and handed to uvicorn; with severa
 starts each worker process from an import string, so every worker builds its own from the
 configuration path in the environment variable :data:`CONFIG_ENV`.
 
+The configuration is reloaded without a restart (:mod:`govcore.server.reload`) on SIGHUP and,
+every ``--watch-interval`` seconds, when its files changed; a configuration that fails to load is
+refused and logged, and the one served before keeps serving. With several workers, each worker
+watches the files itself; SIGHUP sent to the supervisor makes uvicorn replace the workers one by
+one instead (each replacement serves before the worker it replaces stops), and SIGHUP sent to a
+worker reloads that worker.
+
 A graceful stop (SIGTERM, or SIGINT): the application reports not ready (``/readyz`` 503), the
 server stops accepting connections, the requests in flight get up to ``graceful_timeout``
 seconds to finish (any still running then are cancelled), the governance is closed, which
@@ -23,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from govcore.governance import AsyncGovernance
 from govcore.server.app import GovernanceApp, create_app
+from govcore.server.reload import DEFAULT_WATCH_INTERVAL, ConfigWatcher
 from govcore.telemetry import Metrics, metrics_available
 
 if TYPE_CHECKING:
@@ -32,6 +40,7 @@ __all__ = [
     "CONFIG_ENV",
     "DEFAULT_GRACEFUL_TIMEOUT",
     "METRICS_TOKEN_ENV",
+    "WATCH_ENV",
     "ServerExtraMissingError",
     "app_from_environment",
     "build_app",
@@ -40,6 +49,8 @@ __all__ = [
 
 CONFIG_ENV = "GOVCORE_CONFIG"
 """The environment variable through which each worker process learns the configuration path."""
+WATCH_ENV = "GOVCORE_WATCH_INTERVAL"
+"""The environment variable through which each worker learns ``--watch-interval`` (0: off)."""
 METRICS_TOKEN_ENV = "GOVCORE_METRICS_TOKEN"  # noqa: S105 (the variable's name, not a secret)
 """When set, ``/metrics`` answers only requests bearing this token (``Authorization: Bearer``)."""
 
@@ -60,17 +71,27 @@ class ServerExtraMissingError(RuntimeError):
         )
 
 
-def build_app(config: str) -> GovernanceApp:
-    """The application serving the configuration at ``config``.
+def build_app(
+    config: str, *, watch_interval: float | None = DEFAULT_WATCH_INTERVAL
+) -> GovernanceApp:
+    """The application serving the configuration at ``config``, reloading it on SIGHUP and,
+    every ``watch_interval`` seconds (``None``: never), when its files changed.
 
     Raises:
         ConfigError: the configuration is invalid.
     """
     # /metrics: the server extra brings prometheus-client; without it the rest still serves.
     metrics = Metrics.with_process_metrics() if metrics_available() else False
+    governance = AsyncGovernance.from_config(config, metrics=metrics)
     return create_app(
-        AsyncGovernance.from_config(config, metrics=metrics),
+        governance,
         metrics_token=os.environ.get(METRICS_TOKEN_ENV) or None,
+        watcher=ConfigWatcher(
+            governance.areload,
+            config,
+            interval=watch_interval,
+            versions=governance.served_versions,
+        ),
     )
 
 
@@ -80,7 +101,8 @@ def app_from_environment() -> GovernanceApp:
     config = os.environ.get(CONFIG_ENV)
     if not config:
         raise RuntimeError(f"{CONFIG_ENV} must name the configuration file")
-    app = build_app(config)
+    interval = float(os.environ.get(WATCH_ENV) or DEFAULT_WATCH_INTERVAL)
+    app = build_app(config, watch_interval=interval if interval > 0 else None)
     _report_not_ready_on_stop(app)
     return app
 
@@ -110,6 +132,7 @@ def serve(
     port: int,
     workers: int,
     graceful_timeout: float = DEFAULT_GRACEFUL_TIMEOUT,
+    watch_interval: float | None = DEFAULT_WATCH_INTERVAL,
 ) -> None:
     """Run the server until it is stopped (SIGINT or SIGTERM), then stop gracefully (see the
     module).
@@ -118,6 +141,8 @@ def serve(
         app: the application, with one worker; ``None`` with several (each builds its own).
         config: the configuration file's path, handed to the workers.
         graceful_timeout: seconds the requests in flight get to finish once stopped.
+        watch_interval: seconds between two looks at the configuration's files, handed to
+            the workers (with one worker, ``app`` was built with its own); ``None``: never.
 
     Raises:
         ServerExtraMissingError: uvicorn is not installed.
@@ -143,6 +168,7 @@ def serve(
             raise SystemExit(3)
         return
     os.environ[CONFIG_ENV] = os.path.abspath(config)
+    os.environ[WATCH_ENV] = str(watch_interval or 0)
     uvicorn.run(_FACTORY, factory=True, workers=workers, **common)
 
 
@@ -167,11 +193,12 @@ def _graceful_server(config: uvicorn.Config, app: GovernanceApp) -> uvicorn.Serv
 def _log_access_lines() -> None:
     """Access lines to standard error, one JSON object a line (govcore's warnings reach standard
     error through Python's last-resort handler unless logging is configured otherwise)."""
-    logger = logging.getLogger("govcore.access")
-    if logger.handlers:
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    for name in ("govcore.access", "govcore.reload"):  # reloads: what was swapped in, or why not
+        logger = logging.getLogger(name)
+        if logger.handlers:
+            continue
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from govcore.config import GovernanceSettings
-from govcore.governance import Governance
+from govcore.governance import Governance, PolicySetVersion
 from govcore.http import Headers, HttpResponse
 from govcore.telemetry import Metrics
 
@@ -28,6 +28,10 @@ class ThreadedGovernance:
     def metrics(self) -> Metrics | None:
         """The governance's Prometheus instruments (``/metrics``), if it has them."""
         return self.governance.metrics
+
+    def served_versions(self) -> dict[str, PolicySetVersion]:
+        """:meth:`govcore.Governance.served_versions` (``/readyz`` shows them)."""
+        return self.governance.served_versions()
 
     async def handle(
         self, method: str, path: str, headers: Headers = None, body: bytes | str | None = None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
-from govcore.core.gating import gate_tool_call
+from govcore.core.gating import ToolCallOutcome, gate_tool_call
 from govcore.core.stream_window import STREAM_TRIGGER, resume_stream, stream_record, stream_step
-from govcore.core.verdict import is_safe
+from govcore.core.verdict import Finding, is_safe, risk_score
 from govcore.core.violations import findings_of, policy_citations, redact
 from govcore.errors import InvalidRequestError
 from govcore.models import (
@@ -21,8 +22,10 @@ from govcore.models import (
 from govcore.service.access import Principal
 from govcore.service.effects import Put, Steps, perform, read, without_effects
 from govcore.service.requests import check_size, check_tool_arguments
+from govcore.service.shadow import Judgement, decide_in_shadow
 from govcore.service.shared import Result, Service
 from govcore.service.store_keys import conversation_key, stream_key
+from govcore.service.tenants import CompiledTenant
 from govcore.service.wire import (
     post_inference_response,
     stream_check_response,
@@ -78,7 +81,26 @@ def check_output(
         started,
         output,
     )
+    if service.shadows:
+        decide_in_shadow(
+            service, principal, endpoint, session_id, response.trace_id,
+            lambda: _output_judgement(findings),
+            lambda candidate: _output_judgement(
+                findings_of(output, candidate.scanner.scan(
+                    output, applicable=candidate.policies_in_areas(areas)))
+            ),
+        )  # fmt: skip
     return response
+
+
+def _output_judgement(findings: Sequence[Finding]) -> Judgement:
+    """An output check's decision as shadow mode compares it."""
+    return Judgement(
+        "safe" if is_safe(findings) else "unsafe",
+        tuple(dict.fromkeys(f.policy_id for f in findings)),
+        len(findings),
+        risk_score(findings),
+    )
 
 
 @without_effects
@@ -220,20 +242,24 @@ def check_tool_call(
     # they decide only for whenActive and conditional policies (DetectScope).
     key = conversation_key(principal.tenant, request.session_id)
     raw = yield from read(reads, key)
-    active: frozenset[str] = frozenset()
-    ruled_out: frozenset[str] = frozenset()
-    if raw is not None:
-        state = service.decode_state(raw, key)
-        active = frozenset(b.policy_id for b in state.bindings)
-        ruled_out = state.verdicts.ruled_out(tenant.policy_set)
-    outcome = gate_tool_call(
-        request.tool_name,
-        request.arguments,
-        scanner=tenant.scanner,
-        applicable_policies=tenant.detect_scope.applicable(active, ruled_out),
-        tool_rules=tenant.tool_rules,
-        check_keys=service.settings.tool_call_check_keys,
-    )
+    state = service.decode_state(raw, key) if raw is not None else None
+
+    def gate(gating: CompiledTenant) -> ToolCallOutcome:
+        active: frozenset[str] = frozenset()
+        ruled_out: frozenset[str] = frozenset()
+        if state is not None:
+            active = frozenset(b.policy_id for b in state.bindings)
+            ruled_out = state.verdicts.ruled_out(gating.policy_set)
+        return gate_tool_call(
+            request.tool_name,
+            request.arguments,
+            scanner=gating.scanner,
+            applicable_policies=gating.detect_scope.applicable(active, ruled_out),
+            tool_rules=gating.tool_rules,
+            check_keys=service.settings.tool_call_check_keys,
+        )
+
+    outcome = gate(tenant)
     trace_id = request.caller_trace_id or service.new_trace_id()
     decision = tool_call_decision(
         outcome, limit=service.settings.max_violations_per_check, trace_id=trace_id
@@ -250,4 +276,20 @@ def check_tool_call(
         started,
         None,
     )
+    if service.shadows:
+        decide_in_shadow(
+            service, principal, "check-tool-call", request.session_id, trace_id,
+            _tool_call_judgement(outcome),
+            lambda candidate: _tool_call_judgement(gate(candidate)),
+        )  # fmt: skip
     return Result(decision)
+
+
+def _tool_call_judgement(outcome: ToolCallOutcome) -> Judgement:
+    """A tool call's decision as shadow mode compares it."""
+    return Judgement(
+        "allow" if outcome.allow else "block",
+        tuple(outcome.policy_ids),
+        len(outcome.findings),
+        outcome.risk_score,
+    )

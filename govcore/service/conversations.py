@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -46,6 +47,7 @@ from govcore.service.access import Principal
 from govcore.service.checks import check_output
 from govcore.service.effects import Delete, Put, Steps, UpdateMany, perform, read
 from govcore.service.requests import check_size
+from govcore.service.shadow import SELECTION, Judgement, decide_in_shadow
 from govcore.service.shared import Result, Service
 from govcore.service.store_keys import (
     conversation_key,
@@ -54,7 +56,12 @@ from govcore.service.store_keys import (
     stream_key,
 )
 from govcore.service.tenants import CompiledTenant
-from govcore.service.wire import conversation_snapshot, pre_inference_response, turn_response
+from govcore.service.wire import (
+    PolicyViews,
+    conversation_snapshot,
+    pre_inference_response,
+    turn_response,
+)
 from govcore.types import (
     ExplainableIndex,
     IndexExplanation,
@@ -87,6 +94,9 @@ IDEMPOTENCY_WINDOW_SECONDS = 300
 
 
 # --- selection -------------------------------------------------------------------------------
+
+
+_NOTHING_RETIRED: PolicyViews = MappingProxyType({})
 
 
 def _retrieve(
@@ -205,6 +215,7 @@ class _Recorded:
 
     response: TurnResponse | None
     body: bytes
+    outcome: TurnOutcome | None = None  # a new turn's (for shadow mode)
 
 
 def turn_reads(principal: Principal, request: TurnRequest) -> tuple[str, ...]:
@@ -372,6 +383,7 @@ def record_identified_turn(
             session_id=request.session_id,
             post_check=post_check,
             trace_id=trace_id,
+            retired=service.retired_views.get(principal.tenant, _NOTHING_RETIRED),
         )
 
     def replay_of(state: ConversationState | None) -> TurnOutcome | None:
@@ -421,8 +433,40 @@ def record_identified_turn(
         or service.settings.conversation_ttl_seconds
     )
 
+    prior: list[ConversationState | None] = []  # the state a new turn advanced (for shadow)
+
+    def judge_in_shadow(outcome: TurnOutcome, now: float) -> None:
+        """The candidate policy set's selection at this turn, from the state before it."""
+        if not prior or not service.shadows:
+            return  # a replay records no turn: nothing to compare
+        before = prior[0]
+
+        def candidate_selection(candidate: CompiledTenant) -> Judgement:
+            extra = history if before is None else []
+            hits = _retrieve(service, candidate, content, [*extra, *context], areas)
+            candidate_set = candidate.policy_set
+            verdicts = verdicts_after(before, candidate_set, attributes)
+            selected = select_policies(
+                hits, candidate_set, attributes, service.settings.retrieval_top_k,
+                applies=partial(verdicts.applies, candidate_set),
+            )  # fmt: skip
+            would_be = advance_conversation(
+                before, policy_set=candidate_set, selected=selected, attributes=attributes,
+                prior_turns=len(history), now=now, token_budget=request.token_budget,
+                count_tokens=service.count_tokens, rules=service.conversation_rules,
+                message_id=digest,
+            )  # fmt: skip
+            return Judgement(SELECTION, tuple(p.id for p in would_be.active))
+
+        decide_in_shadow(
+            service, principal, "conversation/turn", request.session_id, trace_id,
+            Judgement(SELECTION, tuple(p.id for p in outcome.active)),
+            candidate_selection,
+        )  # fmt: skip
+
     def advance(raw_state: bytes | None, now: float) -> tuple[TurnOutcome, bool]:
         """The turn's outcome, and whether it is new (else a replay, which writes nothing)."""
+        prior.clear()  # a store that retries its update runs this again
         if raw_state is None:
             state = None
         elif looked_state is not None and raw_state == looked:
@@ -432,6 +476,7 @@ def record_identified_turn(
         replay = replay_of(state)
         if replay is not None:
             return replay, False
+        prior[:] = [state]
         verdicts = verdicts_after(state, policy_set, attributes)
         selected = select_policies(
             retrieve(state is None),
@@ -465,6 +510,7 @@ def record_identified_turn(
             )
 
         outcome = yield from perform(UpdateMany((conv_key,), Service.mutation(turn_only), reads))
+        judge_in_shadow(outcome, outcome.state.updated_at)
         return Result(respond(outcome))
 
     def turn_and_record(values: Sequence[bytes | None], now: float) -> StoreCommit[_Recorded]:
@@ -479,13 +525,15 @@ def record_identified_turn(
         writes = {idem_key: (fingerprint + b"\n" + body, now + IDEMPOTENCY_WINDOW_SECONDS)}
         if fresh:
             writes[conv_key] = (service.encode_state(outcome.state, conv_key), now + ttl)
-        return StoreCommit(_Recorded(response, body), writes)
+        return StoreCommit(_Recorded(response, body, outcome if fresh else None), writes)
 
     recorded = yield from perform(
         UpdateMany((conv_key, idem_key), Service.mutation(turn_and_record), reads)
     )
     if recorded.response is None:
         return _replay(service, idem_key, recorded.body, fingerprint)
+    if recorded.outcome is not None:
+        judge_in_shadow(recorded.outcome, recorded.outcome.state.updated_at)
     return Result(recorded.response, recorded.body)
 
 
@@ -640,4 +688,26 @@ def pre_inference(
     body = response.model_dump_json().encode()
     expires_at = service.clock() + IDEMPOTENCY_WINDOW_SECONDS
     yield from perform(Put(cache_key, body, expires_at))
+    if service.shadows:
+
+        def candidate_selection(candidate: CompiledTenant) -> Judgement:
+            found = _retrieve(service, candidate, request.prompt, context, areas)
+            chosen = select_policies(
+                found, candidate.policy_set, attributes, service.settings.retrieval_top_k
+            )
+            candidate_set = candidate.policy_set
+            return Judgement(
+                SELECTION,
+                tuple(
+                    p.id
+                    for p in prioritise(
+                        [candidate_set.by_id[pid] for pid in chosen], chosen, candidate_set.position
+                    )
+                ),
+            )
+
+        decide_in_shadow(
+            service, principal, "pre-inference", request.session_id, response.trace_id or "",
+            Judgement(SELECTION, tuple(p.id for p in ordered)), candidate_selection,
+        )  # fmt: skip
     return Result(response)

@@ -24,12 +24,21 @@ from govcore.service.access import KeyRing, Principal
 from govcore.service.effects import Admit, Get, Steps, perform
 from govcore.service.store_keys import rate_window_key
 from govcore.service.tenants import CompiledTenant, compile_tenants
+from govcore.service.wire import PolicyViews
 from govcore.types import Clock, Retriever, StoreReads, StoreWrite, TokenCounter
 
 if TYPE_CHECKING:
     from govcore.telemetry._observer import Observer
 
-__all__ = ["STATES_KEPT", "DecodedStates", "Result", "Service", "random_id"]
+__all__ = [
+    "STATES_KEPT",
+    "DecodedStates",
+    "Result",
+    "Service",
+    "Serving",
+    "Shadow",
+    "random_id",
+]
 
 M = TypeVar("M")
 T = TypeVar("T")
@@ -102,6 +111,50 @@ def random_id() -> str:
     return secrets.token_hex(16)
 
 
+RETIRED_VIEWS_KEPT = 10_000
+"""How many removed policies a service remembers per tenant (the most recently removed)."""
+
+
+def _retired_views(
+    previous: Service | None, tenants: dict[str, CompiledTenant]
+) -> dict[str, PolicyViews]:
+    """The policies ``previous`` (and the services before it) served that ``tenants`` lack."""
+    if previous is None:
+        return {}
+    retired: dict[str, PolicyViews] = {}
+    for tenant_id, tenant in tenants.items():
+        before = previous.tenants.get(tenant_id)
+        kept = dict(previous.retired_views.get(tenant_id, {}))
+        if before is not None:
+            kept.update(before.views)  # the latest description of each wins
+        gone = {pid: view for pid, view in kept.items() if pid not in tenant.views}
+        if len(gone) > RETIRED_VIEWS_KEPT:
+            gone = dict(list(gone.items())[-RETIRED_VIEWS_KEPT:])
+        if gone:
+            retired[tenant_id] = gone
+    return retired
+
+
+@dataclass(frozen=True, slots=True)
+class Shadow:
+    """A tenant's candidate policy set, compiled, and the share of conversations it decides."""
+
+    tenant: CompiledTenant
+    sample_rate: float
+
+
+class Serving:
+    """The service a facade serves now. A reload replaces it whole, in one assignment, and
+    every request reads it once, as it starts: a request runs on one configuration from
+    start to end, and one that started before a reload finishes on the configuration it
+    started with."""
+
+    __slots__ = ("service",)
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+
 class Service:
     """What every endpoint handler works with: settings, tenants, keys and the retrievers.
 
@@ -120,7 +173,15 @@ class Service:
         trace_ids: Callable[[], str],
         decisions: DecisionQueue,
         observer: Observer | None = None,
+        previous: Service | None = None,
     ) -> None:
+        """Build the service of ``config``.
+
+        ``previous``: the service this one replaces (a reload). Its memory of decoded states is
+        kept, and so are its compiled tenants whose policy sets are unchanged, when the
+        settings are the same (else everything is compiled anew: a retrieval setting changes
+        every index).
+        """
         self.settings: GovernanceSettings = config.settings
         self.observer = observer
         """Metrics and spans of each request (:mod:`govcore.telemetry`); ``None``: neither."""
@@ -129,8 +190,9 @@ class Service:
         self.new_trace_id = trace_ids
         self.decisions = decisions
         self.keys = KeyRing(config.keys)
-        self.states = DecodedStates()
-        """The latest conversation states read or written, so that none is decoded twice."""
+        self.states: DecodedStates = previous.states if previous is not None else DecodedStates()
+        """The latest conversation states read or written, so that none is decoded twice
+        (states do not depend on the policies, so a reload keeps them)."""
         # One retriever per language among the tenants (most configurations have one).
         retrievers = {
             language: retriever(language)
@@ -141,7 +203,28 @@ class Service:
             retrievers.__getitem__,
             config.settings.secret_options,
             config.settings.detection_engine,
+            compiled=previous.tenants
+            if previous is not None and previous.settings == config.settings
+            else None,
         )
+        reusable = dict(self.tenants)  # a candidate equal to a live policy set shares its work
+        if previous is not None and previous.settings == config.settings:
+            reusable.update({f"shadow:{t}": s.tenant for t, s in previous.shadows.items()})
+        shadow_tenants = compile_tenants(
+            {t: shadow.policy_set for t, shadow in config.shadows.items()},
+            retrievers.__getitem__,
+            config.settings.secret_options,
+            config.settings.detection_engine,
+            compiled=reusable,
+        )
+        self.shadows: dict[str, Shadow] = {
+            t: Shadow(shadow_tenants[t], shadow.sample_rate) for t, shadow in config.shadows.items()
+        }
+        """Per tenant that has one, the candidate policy set run in shadow
+        (:mod:`govcore.service.shadow`)."""
+        self.retired_views: dict[str, PolicyViews] = _retired_views(previous, self.tenants)
+        """Per tenant, the policies earlier configurations served and this one lacks, as they
+        showed them: a turn that releases one shows it in ``diff.newlyReleased``."""
         self.conversation_rules = ConversationRules(
             release_after_unselected_turns=config.settings.release_after_unselected_turns,
             binding_log_limit=config.settings.binding_log_limit,
@@ -155,9 +238,8 @@ class Service:
 
     def policy_set_versions(self) -> dict[str, str]:
         """The version of the policy set each tenant serves (the metric
-        ``govcore_policy_set_info``): for now the content hash of its policies
-        (:attr:`~govcore.policy.PolicySet.version`), the one place to change when policy sets
-        carry versions of their own."""
+        ``govcore_policy_set_info``): the content hash of its policies
+        (:attr:`~govcore.policy.PolicySet.version`; its label is not part of it)."""
         return {name: tenant.policy_set.version for name, tenant in self.tenants.items()}
 
     # --- access ----------------------------------------------------------------------------
@@ -290,6 +372,7 @@ class Service:
         text: str | None,
     ) -> None:
         """Queue one decision record; never blocks on the sink."""
+        policy_set = self.tenants[principal.tenant].policy_set
         self.decisions.record(
             Decision(
                 decision_id=random_id(),
@@ -305,5 +388,7 @@ class Service:
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 ts=self.clock(),
                 text=text if self.settings.decision_log_include_text else None,
+                policy_set_version=policy_set.version,
+                policy_set_label=policy_set.label,
             )
         )

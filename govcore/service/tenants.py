@@ -54,12 +54,17 @@ def compile_tenants(
     retriever_for: Callable[[str], Retriever],
     secret_options: SecretOptions | None = None,
     engine: DetectionEngine = "auto",
+    compiled: Mapping[str, CompiledTenant] | None = None,
 ) -> dict[str, CompiledTenant]:
     """Compile each tenant's policy set, indexed by the retriever of its language; tenants
     whose policies (and language) are identical share the work. ``secret_options``: the known
     values the ``secret`` detector does not report, and ``engine`` the detection engine (both
-    from the settings)."""
-    by_version: dict[str, CompiledTenant] = {}
+    from the settings). ``compiled``: tenants compiled already with the same retrievers and
+    settings (a reload's previous configuration), reused for the policy sets whose version
+    they have, so a reload compiles only what changed."""
+    by_version: dict[str, CompiledTenant] = {
+        tenant.policy_set.version: tenant for tenant in (compiled or {}).values()
+    }
     tenants: dict[str, CompiledTenant] = {}
     for tenant_id, policy_set in policy_sets.items():
         built = by_version.get(policy_set.version)

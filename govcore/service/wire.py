@@ -10,6 +10,7 @@ by every response that lists it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from govcore.core.conversation import BindingRecord, TurnOutcome
@@ -75,10 +76,14 @@ def binding_event(record: BindingRecord) -> BindingEvent:
     )
 
 
-def _turn_diff(outcome: TurnOutcome, views: PolicyViews) -> TurnDiff:
+def _turn_diff(outcome: TurnOutcome, views: PolicyViews, retired: PolicyViews) -> TurnDiff:
+    released = _views_of(outcome.newly_released, views)
+    # A policy a new version removed is shown as the version it left described it (when this
+    # process served that version; its binding event is there either way).
+    released += [retired[pid] for pid in outcome.released_absent if pid in retired]
     return TurnDiff(
         newly_applicable=_views_of(outcome.newly_applicable, views),
-        newly_released=_views_of(outcome.newly_released, views),
+        newly_released=released,
         still_active=_views_of(outcome.still_active, views),
         binding_events=[binding_event(r) for r in outcome.events],
     )
@@ -91,12 +96,14 @@ def turn_response(
     session_id: str,
     post_check: PostInferenceResponse | None,
     trace_id: str,
+    retired: PolicyViews = MappingProxyType({}),
 ) -> TurnResponse:
-    """The answer to a recorded turn."""
+    """The answer to a recorded turn. ``retired``: the policies earlier versions of the policy
+    set had and this one lacks, as those versions showed them, by id."""
     return TurnResponse(
         session_id=session_id,
         turn_index=outcome.turn_index,
-        diff=_turn_diff(outcome, views),
+        diff=_turn_diff(outcome, views, retired),
         active_policies=_views_of(outcome.active, views),
         injection_block=outcome.state.injection_block,
         token_estimate=outcome.token_estimate,

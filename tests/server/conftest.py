@@ -69,13 +69,16 @@ class RunningServer:
 
 
 @contextlib.contextmanager
-def serve_process(config: Path, tmp_path: Path, *, workers: int = 1) -> Iterator[RunningServer]:
+def serve_process(
+    config: Path, tmp_path: Path, *, workers: int = 1, options: tuple[str, ...] = ()
+) -> Iterator[RunningServer]:
     """Start ``govcore serve --config config`` on a free loopback port, wait until ``/healthz``
     answers, and stop it (SIGTERM, then SIGKILL) on leaving."""
     port = free_port()
     log_path = tmp_path / f"serve-{port}.log"
     command = [sys.executable, "-m", "govcore", "serve", "--config", str(config),
-               "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]  # fmt: skip
+               "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+               *options]  # fmt: skip
     with log_path.open("wb") as log:
         process = subprocess.Popen(  # noqa: S603 - our own command line
             command, cwd=_REPOSITORY, stdout=log, stderr=subprocess.STDOUT,
@@ -115,11 +118,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 def running_server(
     tmp_path: Path,
 ) -> Callable[..., contextlib.AbstractContextManager[RunningServer]]:
-    """``running_server(config_path, workers=2)``: a context manager running ``govcore serve``."""
+    """``running_server(config_path, workers=2, options=(...))``: a context manager running
+    ``govcore serve`` (``options``: more of its command-line arguments)."""
 
     def start(
-        config: Path, *, workers: int = 1
+        config: Path, *, workers: int = 1, options: tuple[str, ...] = ()
     ) -> contextlib.AbstractContextManager[RunningServer]:
-        return serve_process(config, tmp_path, workers=workers)
+        return serve_process(config, tmp_path, workers=workers, options=options)
 
     return start

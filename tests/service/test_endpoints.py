@@ -152,18 +152,18 @@ def test_the_dispatcher_routes_a_new_row_and_validates_its_query(gov: govcore.Go
 def test_both_clients_run_a_new_row(gov: govcore.Governance) -> None:
     """The clients' shared plumbing runs the new row with a model or a mapping of its fields,
     and answers what the dispatcher answers."""
-    client = GovernanceClient(gov._service, gov._store, POLICIES_KEY)
+    client = GovernanceClient(gov._serving, gov._store, POLICIES_KEY)
     typed = client._call(LIST_POLICIES, {"area": "payments"})
     assert isinstance(typed, PolicyList)
     dispatched = _handle(gov, "GET", "/governance/policies?area=payments", POLICIES_KEY)
     assert typed.model_dump(mode="json", by_alias=True) == dispatched.json()
     assert client._call(LIST_POLICIES, PolicyQuery(area="payments")) == typed
     with pytest.raises(govcore.PermissionDeniedError):
-        GovernanceClient(gov._service, gov._store, READ_KEY)._call(LIST_POLICIES, {})
+        GovernanceClient(gov._serving, gov._store, READ_KEY)._call(LIST_POLICIES, {})
 
     async def run_async_client() -> PolicyList:
         async with govcore.AsyncGovernance.from_config(_config()) as agov:
-            async_client = AsyncGovernanceClient(agov._service, agov._store, POLICIES_KEY)
+            async_client = AsyncGovernanceClient(agov._serving, agov._store, POLICIES_KEY)
             return await async_client._call(LIST_POLICIES, {"area": "payments"})
 
     assert asyncio.run(run_async_client()) == typed
