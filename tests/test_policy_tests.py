@@ -7,6 +7,7 @@ runner's own key.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import textwrap
 import xml.etree.ElementTree as ElementTree
@@ -18,6 +19,7 @@ import yaml
 from govcore.cli import main
 from govcore.core.selection import REASONS
 from govcore.errors import ConfigError
+from govcore.governance import Governance
 from govcore.policy_tests import PolicyTestReport, discover_test_files, run_policy_tests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +59,18 @@ cases:
 """
 
 
+@functools.cache
+def hospital_version() -> str:
+    """The hospital's policy set as a governance serving it names it."""
+    with Governance.from_config(HOSPITAL) as governance:
+        return str(governance.served_versions()["st-aldric"])
+
+
+def header() -> str:
+    """The report's first line: the policy set the cases ran against."""
+    return f"tenant st-aldric: policy set {hospital_version()}"
+
+
 def write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(text), encoding="utf-8")
@@ -85,7 +99,7 @@ def test_one_case_of_each_kind_passes(tmp_path: Path) -> None:
         ("conversation", "passed"),
     ]
     assert report.passed
-    assert report_text(report) == "4 passed, 0 failed, 0 errors (4 cases in 1 file)"
+    assert report_text(report) == f"{header()}\n4 passed, 0 failed, 0 errors (4 cases in 1 file)"
 
 
 def test_the_command_exits_0_when_every_case_passes(
@@ -131,7 +145,8 @@ def test_a_failing_selection_shows_expected_got_and_the_explanation(tmp_path: Pa
     )
     (result,) = report.results
     assert result.outcome == "failed"
-    lines = list(report.lines())
+    first, *lines = report.lines()
+    assert first == header()
     assert (
         lines[0]
         == f'FAIL  {tmp_path / "hospital_test.yaml"}: "an adult\'s vaccination" (selection)'
@@ -421,7 +436,8 @@ def test_a_policy_the_configuration_lacks_is_an_error_not_a_pass(
     )
     assert main(["test", str(HOSPITAL), str(test)]) == 1
     out = capsys.readouterr().out
-    assert out.splitlines()[:2] == [
+    assert out.splitlines()[:3] == [
+        header(),
         f'ERROR {test}: "renamed policy" (case)',
         "  does_not_select[0]: unknown policy 'medication-dose' (did you mean "
         "'medication-dosing'?): tenant 'st-aldric' has no such policy",
@@ -666,6 +682,12 @@ def test_junit_xml_has_a_suite_per_file_and_the_right_counts(
     assert [(s.get("tests"), s.get("failures"), s.get("errors")) for s in suites] == [
         ("3", "1", "1"), ("1", "0", "1"),
     ]  # fmt: skip
+    properties = suites[0].findall("properties/property")
+    assert [(p.get("name"), p.get("value")) for p in properties] == [
+        ("tenant", "st-aldric"),
+        ("policy_set", hospital_version()),
+    ]
+    assert suites[1].find("properties") is None  # a file that did not parse ran as no tenant
     cases = suites[0].findall("testcase")
     assert [c.get("name") for c in cases] == ["passes", "fails", "unknown \ufffdpolicy"]
     assert cases[0].find("failure") is None

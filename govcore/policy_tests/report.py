@@ -50,6 +50,7 @@ class CaseResult:
             could not be run: a problem in the file, or a request the API refused).
         mismatches: each expectation that did not hold.
         errors: for an error, what was wrong.
+        tenant: the tenant the case ran against (``""`` for a file that could not be parsed).
     """
 
     file: str
@@ -58,6 +59,7 @@ class CaseResult:
     outcome: Outcome
     mismatches: tuple[Mismatch, ...] = ()
     errors: tuple[str, ...] = ()
+    tenant: str = ""
 
     @property
     def title(self) -> str:
@@ -96,11 +98,15 @@ class PolicyTestReport:
         config: the configuration tested (its path, or ``<mapping>``).
         files: the test files run, in order.
         results: one per case (a file that could not be parsed is one ``error`` result).
+        versions: ``(tenant, policy set)`` for each tenant the cases ran against, the policy
+            set as ``govcore validate`` names it (its label and content hash), so that a report
+            says which policies it is about.
     """
 
     config: str
     files: tuple[str, ...]
     results: tuple[CaseResult, ...]
+    versions: tuple[tuple[str, str], ...] = ()
 
     def count(self, outcome: Outcome) -> int:
         """How many results have ``outcome``."""
@@ -122,7 +128,9 @@ class PolicyTestReport:
 
     def lines(self, *, verbose: bool = False) -> Iterator[str]:
         """The report as text: each failure and error with its details (and with ``verbose``,
-        each passing case), then :meth:`summary`."""
+        each passing case), then :meth:`summary`; first, the policy set of each tenant."""
+        for tenant, version in self.versions:
+            yield f"tenant {tenant}: policy set {version}"
         for result in self.results:
             if result.outcome == "passed" and not verbose:
                 continue
@@ -152,6 +160,12 @@ class PolicyTestReport:
                 errors=str(sum(r.outcome == "error" for r in results)),
                 skipped="0",
             )
+            tenant = next((r.tenant for r in results if r.tenant), "")
+            version = dict(self.versions).get(tenant)
+            if version is not None:
+                properties = ElementTree.SubElement(suite, "properties")
+                for name, value in (("tenant", tenant), ("policy_set", version)):
+                    ElementTree.SubElement(properties, "property", name=name, value=value)
             for result in results:
                 case = ElementTree.SubElement(
                     suite,

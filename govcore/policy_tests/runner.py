@@ -155,13 +155,20 @@ def run_policy_tests(
             tenant: frozenset(p.id for p in governance.policy_set(tenant).policies)
             for tenant in governance.tenants
         }
+        served = governance.served_versions()
         results: list[CaseResult] = []
         for number, file in enumerate(files):
             parsed = _parse(file, policies)
             client = governance.client(keys[parsed.tenant]) if parsed.tenant else None
             results += _run_file(parsed, client, f"policy-test-{number}")
     shown = "<mapping>" if isinstance(config, Mapping) else str(config)
-    return PolicyTestReport(shown, tuple(str(f) for f in files), tuple(results))
+    tested = dict.fromkeys(r.tenant for r in results if r.tenant)
+    return PolicyTestReport(
+        shown,
+        tuple(str(f) for f in files),
+        tuple(results),
+        tuple((tenant, str(served[tenant])) for tenant in tested),
+    )
 
 
 def _with_keys(loaded: LoadedConfig, keys: Mapping[str, str]) -> LoadedConfig:
@@ -212,7 +219,13 @@ def _run_file(
         (case.index, case, None) for case in parsed.cases
     ]
     entries += [
-        (b.index, None, CaseResult(parsed.path, b.name, "case", "error", errors=b.problems))
+        (
+            b.index,
+            None,
+            CaseResult(
+                parsed.path, b.name, "case", "error", errors=b.problems, tenant=parsed.tenant
+            ),
+        )
         for b in parsed.broken
     ]
     for index, case, broken in sorted(entries, key=lambda entry: entry[0]):
@@ -226,13 +239,15 @@ def _run_file(
         except GovcoreError as exc:
             yield CaseResult(
                 parsed.path, case.name, case.kind, "error",
-                errors=(f"the API refused a request of this case: {exc}",),
+                errors=(f"the API refused a request of this case: {exc}",), tenant=parsed.tenant,
             )  # fmt: skip
             continue
         finally:
             client.delete_conversation(session_id)  # keeps the store small over many cases
         outcome: Outcome = "failed" if mismatches else "passed"
-        yield CaseResult(parsed.path, case.name, case.kind, outcome, tuple(mismatches))
+        yield CaseResult(
+            parsed.path, case.name, case.kind, outcome, tuple(mismatches), tenant=parsed.tenant
+        )
 
 
 def _run_case(client: GovernanceClient, case: Case, session_id: str) -> list[Mismatch]:
