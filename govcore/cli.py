@@ -1,6 +1,6 @@
 """The ``govcore`` command: ``validate CONFIG``, ``explain CONFIG --key KEY MESSAGE``,
-``coverage CONFIG``, ``shadow-report LOG``, ``demo``, ``serve --config CONFIG`` and
-``--version``.
+``coverage CONFIG``, ``test CONFIG [TESTS...]``, ``shadow-report LOG``, ``demo``,
+``serve --config CONFIG`` and ``--version``.
 
 The demo's files (a configuration, its policies and a scripted conversation) ship inside the
 package, under ``govcore/demo/acme/``, so the demo runs from an installed wheel anywhere.
@@ -30,8 +30,8 @@ import yaml
 from govcore._version import __version__
 from govcore.backends import shared_lookup
 from govcore.config import load_config
-from govcore.core.selection import REASONS
 from govcore.errors import ConfigError, GovcoreError
+from govcore.explanation_text import explanation_lines
 from govcore.governance import Governance, PolicySetVersion
 from govcore.models import ApplicablePolicy, StreamViolation, TurnResponse
 from govcore.policy import PolicySet
@@ -93,6 +93,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="X",
         help="exit status 1 when a policy with examples has a recall below X (0 to 1)",
     )
+    test = commands.add_parser(
+        "test", help="run policy test files (docs/policy-testing.md) against a configuration"
+    )
+    test.add_argument("config", help="path of a YAML or JSON configuration file")
+    test.add_argument(
+        "tests",
+        nargs="*",
+        help="test files, or folders of *_test.yaml files (default: those beside CONFIG)",
+    )
+    test.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
     demo = commands.add_parser("demo", help="run the scripted example conversation")
     demo.add_argument("--config", help="configuration to use (default: the bundled example)")
     demo.add_argument("--script", help="conversation to play (default: the bundled script)")
@@ -140,6 +151,8 @@ def _run(args: argparse.Namespace) -> int:
         return _shadow_report(args.log, args.json, sys.stdout, sys.stderr)
     if args.command == "coverage":
         return _coverage(args.config, args.min_recall, args.json, sys.stdout, sys.stderr)
+    if args.command == "test":
+        return _test(args, sys.stdout, sys.stderr)
     return _demo(args.config, args.script, args.key, args.budget, sys.stdout, sys.stderr)
 
 
@@ -280,9 +293,6 @@ def _version_name(policy_set: PolicySet) -> str:
     return str(PolicySetVersion(policy_set.version, policy_set.label))
 
 
-_SHOWN = 10  # policies listed by ``explain`` without --all (besides the selected ones)
-
-
 def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     attributes: dict[str, str] = {}
     for pair in args.attribute:
@@ -306,34 +316,8 @@ def _explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(dataclasses.asdict(explanation), out, indent=2)
         print(file=out)
         return 0
-    thresholds = ", ".join(f"{name} {value:g}" for name, value in explanation.thresholds.items())
-    print(
-        f"floor {explanation.floor:.3f} ({thresholds or 'no thresholds reported'}); "
-        f"top-K {explanation.top_k}",
-        file=out,
-    )
-    print(f"selected: {', '.join(explanation.selected) or '-'}", file=out)
-    rows = [
-        c
-        for rank, c in enumerate(explanation.candidates)
-        if args.all or c.selected or rank < _SHOWN + len(explanation.selected)
-    ]
-    print(f"\n{'policy':<28}{'score':>7}{'lexical':>9}{'semantic':>10}  reason", file=out)
-    for c in rows:
-        lexical = "-" if c.lexical is None else f"{c.lexical:.3f}"
-        semantic = "-" if c.semantic is None else f"{c.semantic:.3f}"
-        print(
-            f"{c.policy_id[:27]:<28}{c.score:>7.3f}{lexical:>9}{semantic:>10}  {REASONS[c.reason]}",
-            file=out,
-        )
-        if c.example is not None:
-            print(f"{'':<28}  closest example: {c.example!r}", file=out)
-        if c.terms:
-            terms = ", ".join(f"{term} {share:.3f}" for term, share in c.terms[:6])
-            print(f"{'':<28}  terms: {terms}", file=out)
-    hidden = len(explanation.candidates) - len(rows)
-    if hidden:
-        print(f"\n({hidden} more policies score lower; --all lists them)", file=out)
+    for line in explanation_lines(explanation, show_all=args.all):
+        print(line, file=out)
     return 0
 
 
@@ -399,6 +383,38 @@ def _coverage(
         if min_recall is not None:
             _print_min_recall(min_recall, below, out)
     return 1 if below else 0
+
+
+def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # Imported here, as coverage's: the other commands never need it.
+    from govcore.policy_tests import run_policy_tests
+
+    try:
+        report = run_policy_tests(args.config, args.tests or None)
+    except ConfigError as exc:
+        # 2, as coverage says it: 1 means "a case failed", which a CI job must be able to
+        # tell from a configuration that could not be tested at all.
+        noun = "problem" if len(exc.problems) == 1 else "problems"
+        print(f"{args.config}: {len(exc.problems)} {noun}", file=err)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=err)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"govcore test: {exc}", file=err)
+        return 2
+    if not report.files:
+        where = ", ".join(args.tests) if args.tests else f"beside {args.config}"
+        print(f"govcore test: no test files (*_test.yaml, *_test.yml) {where}", file=err)
+        return 2
+    for line in report.lines(verbose=args.verbose):
+        print(line, file=out)
+    if args.junit:
+        try:
+            Path(args.junit).write_text(report.junit_xml(), encoding="utf-8")
+        except OSError as exc:
+            print(f"govcore test: --junit {args.junit}: {exc.strerror}", file=err)
+            return 2
+    return 0 if report.passed else 1
 
 
 def _share_text(value: float | None) -> str:

@@ -173,6 +173,11 @@ def test_installed_wheel_runs_the_demo_anywhere(tmp_path: Path) -> None:
     assert demo.count("+ newly applicable") == 12
     assert "conversation deleted" in demo
     assert run(str(bin_dir / "govcore"), "--version") == f"govcore {govcore.__version__}\n"
+    # The example's policy tests ship beside its configuration and pass from the wheel.
+    installed = run(str(python), "-c", "import govcore; print(govcore.__file__)").strip()
+    config = Path(installed).parent / "demo" / "acme" / "govcore.yaml"
+    assert "govcore/demo/acme/northwind_test.yaml" in shipped
+    assert " passed, 0 failed, 0 errors (" in run(str(bin_dir / "govcore"), "test", str(config))
     assert list(elsewhere.iterdir()) == []
 
 

@@ -41,7 +41,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     )),
     ("package", ("govcore", "govcore.decisions")),
     ("integrations", ("govcore.integrations",)),
-    ("applications", ("govcore.server", "govcore.cli", "govcore.__main__", "govcore.shadow_report")),
+    ("applications", (
+        "govcore.server", "govcore.cli", "govcore.__main__", "govcore.explanation_text",
+        "govcore.policy_tests", "govcore.shadow_report",
+    )),
     ("testing kit", ("govcore.testing",)),
 ]  # fmt: skip
 
