@@ -318,3 +318,19 @@ def test_the_asyncio_facade_reloads_too(clock: FakeClock) -> None:
         await agov.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_cached_pre_inference_answer_is_not_served_after_a_reload(clock: FakeClock) -> None:
+    """pre-inference's cached answers belong to the policy set that gave them: after a reload
+    the same prompt is answered afresh, without the policy that was removed."""
+    gov = govcore.Governance.from_config(clinic(VISITING, MEDICATION, CONSENT), clock=clock)
+    client = gov.client(KEY)
+    request = {"sessionId": "s", "prompt": "can I take two more of my pills tonight"}
+    first = client.pre_inference(request)
+    assert "medication-advice" in ids(first.applicable_policies)
+    assert client.pre_inference(request).cache_hit
+    gov.reload(clinic(VISITING, CONSENT))
+    after = client.pre_inference(request)
+    assert not after.cache_hit
+    assert "medication-advice" not in ids(after.applicable_policies)
+    assert client.pre_inference(request).cache_hit  # cached again, for the new version

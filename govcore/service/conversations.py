@@ -623,6 +623,32 @@ def _pre_inference_cache_key(principal: Principal, request: PreInferenceRequest)
     return pre_inference_key(principal.tenant, fingerprint)
 
 
+_VERSION_LINE = re.compile(rb"[0-9a-f]{16}")  # a policy set's version, as a cache entry starts
+
+
+def _cached_answer(
+    service: Service, key: str, cached: bytes | None, version: bytes
+) -> PreInferenceResponse | None:
+    """The cached pre-inference answer of policy-set ``version``, or ``None`` (a miss).
+
+    An entry is the version of the policy set that answered, a line break and the answer. One
+    of another version (a reload, a worker serving another version) is a miss, and so is an
+    answer an earlier release cached without a version; anything else unreadable is a 503.
+    """
+    if cached is None:
+        return None
+    head, newline, body = cached.partition(b"\n")
+    if not (newline and _VERSION_LINE.fullmatch(head)):
+        head, body = b"", cached  # an earlier release's entry, or not ours at all
+    elif head != version:
+        return None
+    try:
+        answer = PreInferenceResponse.model_validate_json(body)
+    except ValidationError as exc:
+        raise service.corrupt(key, "pre-inference answer", exc) from exc
+    return answer if head else None
+
+
 def pre_inference_reads(principal: Principal, request: PreInferenceRequest) -> tuple[str, ...]:
     """A pre-inference call reads its cached answer, unless ``isUpdate`` asks for a fresh one."""
     return () if request.is_update else (_pre_inference_cache_key(principal, request),)
@@ -646,13 +672,14 @@ def pre_inference(
     # The request's fingerprint hashes all of it: taken once, by pre_inference_reads, when the
     # cache was read with the admission.
     (cache_key,) = reads.values or (_pre_inference_cache_key(principal, request),)
+    tenant = service.tenant(principal)
+    # A cached answer is kept with the version of the policy set that gave it: after a reload
+    # (or on a worker serving another version) it is not this policy set's answer, so a miss.
+    version = tenant.policy_set.version.encode()
     if not request.is_update:
         cached = yield from read(reads, cache_key)
-        if cached is not None:
-            try:
-                replay = PreInferenceResponse.model_validate_json(cached)
-            except ValidationError as exc:
-                raise service.corrupt(cache_key, "pre-inference answer", exc) from exc
+        replay = _cached_answer(service, cache_key, cached, version)
+        if replay is not None:
             # The cache is per tenant; rationaleRequired belongs to the calling key.
             update = {
                 "cache_hit": True,
@@ -660,7 +687,6 @@ def pre_inference(
             }
             return Result(replay.model_copy(update=update))
 
-    tenant = service.tenant(principal)
     attributes = request.end_user_context.attributes if request.end_user_context else None
     areas = frozenset(request.policy_area_ids) if request.policy_area_ids is not None else None
     context = [
@@ -687,7 +713,7 @@ def pre_inference(
     )
     body = response.model_dump_json().encode()
     expires_at = service.clock() + IDEMPOTENCY_WINDOW_SECONDS
-    yield from perform(Put(cache_key, body, expires_at))
+    yield from perform(Put(cache_key, version + b"\n" + body, expires_at))
     if service.shadows:
 
         def candidate_selection(candidate: CompiledTenant) -> Judgement:
