@@ -8,11 +8,13 @@ configuration and offers its two doors: :meth:`Governance.client` (typed calls) 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
@@ -32,6 +34,7 @@ from govcore.detection.scanner import resolve_engine
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.http import HttpResponse, dispatch
 from govcore.policy import PolicySet
+from govcore.retrieval.lexicon import shipped_lexicons
 from govcore.service.effects import Get, Steps, perform, run_async, run_sync
 from govcore.service.shared import Service, Serving, random_id
 from govcore.service.tenants import ExampleMiss, engine_fallbacks, examples_that_miss
@@ -92,6 +95,7 @@ class _GovernanceBase(Generic[StoreT]):
         )
         self._given_retriever = retriever
         self._retriever_for: Callable[[str], Retriever] | None = None
+        self._lexicons = ""
         if decision_log is None:
             decision_log = decision_log_from_settings(settings)
         self.settings: GovernanceSettings = settings
@@ -121,12 +125,17 @@ class _GovernanceBase(Generic[StoreT]):
         """The service of ``config``; ``previous``: the one it replaces (a reload), whose
         retrievers and compiled tenants are reused when the settings are the same."""
         settings = config.settings
-        retriever_for: Callable[[str], Retriever]
-        if (
+        lexicons = _lexicons_digest(settings)
+        # The retrievers read the settings and the lexicon files' content (a path in the
+        # settings may name a file that changed): with both the same, what they built stands.
+        same_retrieval = (
             previous is not None
             and previous.settings == settings
+            and lexicons == self._lexicons
             and self._retriever_for is not None
-        ):
+        )
+        retriever_for: Callable[[str], Retriever]
+        if same_retrieval and self._retriever_for is not None:
             retriever_for = self._retriever_for
         elif self._given_retriever is not None:
             given = self._given_retriever
@@ -151,8 +160,10 @@ class _GovernanceBase(Generic[StoreT]):
             decisions=self._decisions,
             observer=self._observer,
             previous=previous,
+            reuse_compiled=same_retrieval,
         )
         self._retriever_for = retriever_for
+        self._lexicons = lexicons
         return service
 
     @property
@@ -475,6 +486,21 @@ class AsyncGovernance(_GovernanceBase[AsyncStore]):
         traceback: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _lexicons_digest(settings: GovernanceSettings) -> str:
+    """A hash of the content of the lexicon files the settings name (shipped lexicons are
+    named only: they change with govcore itself)."""
+    digest = hashlib.sha256()
+    for entry in settings.lexicons:
+        digest.update(entry.encode() + b"\0")
+        path = Path(entry)
+        if entry not in shipped_lexicons():
+            try:
+                digest.update(path.read_bytes())
+            except OSError:  # unreadable now: never taken for the content read before
+                digest.update(os.urandom(16))
+    return digest.hexdigest()
 
 
 _RESTART_SETTINGS = ("store", "decision_log_queue_size")

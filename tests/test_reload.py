@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -334,3 +335,25 @@ def test_a_cached_pre_inference_answer_is_not_served_after_a_reload(clock: FakeC
     assert not after.cache_hit
     assert "medication-advice" not in ids(after.applicable_policies)
     assert client.pre_inference(request).cache_hit  # cached again, for the new version
+
+
+def test_an_edited_lexicon_file_is_read_again_at_a_reload(tmp_path: Path) -> None:
+    """The settings name a lexicon by its path, so they compare equal after an edit of the
+    file; the reload reads the file's content again all the same."""
+    lexicon = tmp_path / "clinic.yaml"
+    lexicon.write_text("visit:\n  - nothing like it\n", encoding="utf-8")
+    config = clinic(VISITING, CONSENT, lexicons=[str(lexicon)])
+    gov = govcore.Governance.from_config(config)
+    message = {"role": "user", "content": "zorblax florp for my nan"}
+    before = gov.client(KEY).record_turn({"sessionId": "a", "turn": message})
+    assert "visiting-hours" not in ids(before.active_policies)
+    lexicon.write_text("visit:\n  - zorblax florp\n", encoding="utf-8")
+    gov.reload(config)
+    after = gov.client(KEY).record_turn({"sessionId": "b", "turn": message})
+    fresh = (
+        govcore.Governance.from_config(config)
+        .client(KEY)
+        .record_turn({"sessionId": "c", "turn": message})
+    )
+    assert ids(after.active_policies) == ids(fresh.active_policies)
+    assert "visiting-hours" in ids(after.active_policies)

@@ -174,14 +174,16 @@ class Service:
         decisions: DecisionQueue,
         observer: Observer | None = None,
         previous: Service | None = None,
+        reuse_compiled: bool = False,
     ) -> None:
         """Build the service of ``config``.
 
         ``previous``: the service this one replaces (a reload). Its memory of decoded states is
-        kept, and so are its compiled tenants whose policy sets are unchanged, when the
-        settings are the same (else everything is compiled anew: a retrieval setting changes
-        every index).
+        kept, and, with ``reuse_compiled`` (the caller knows the retrievers and everything
+        they read are the same), so are its compiled tenants whose policy sets are unchanged;
+        else everything is compiled anew (a retrieval setting changes every index).
         """
+        reuse = reuse_compiled and previous is not None
         self.settings: GovernanceSettings = config.settings
         self.observer = observer
         """Metrics and spans of each request (:mod:`govcore.telemetry`); ``None``: neither."""
@@ -203,12 +205,10 @@ class Service:
             retrievers.__getitem__,
             config.settings.secret_options,
             config.settings.detection_engine,
-            compiled=previous.tenants
-            if previous is not None and previous.settings == config.settings
-            else None,
+            compiled=previous.tenants if reuse and previous is not None else None,
         )
         reusable = dict(self.tenants)  # a candidate equal to a live policy set shares its work
-        if previous is not None and previous.settings == config.settings:
+        if reuse and previous is not None:
             reusable.update({f"shadow:{t}": s.tenant for t, s in previous.shadows.items()})
         shadow_tenants = compile_tenants(
             {t: shadow.policy_set for t, shadow in config.shadows.items()},
