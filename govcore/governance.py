@@ -98,7 +98,6 @@ class _GovernanceBase(Generic[StoreT]):
         self._lexicons = ""
         if decision_log is None:
             decision_log = decision_log_from_settings(settings)
-        self.settings: GovernanceSettings = settings
         self.decision_log: DecisionLog = decision_log
         """The sink of decision records (they reach it from a background queue)."""
         self._decisions = DecisionQueue(decision_log, settings.decision_log_queue_size)
@@ -167,6 +166,12 @@ class _GovernanceBase(Generic[StoreT]):
         return service
 
     @property
+    def settings(self) -> GovernanceSettings:
+        """The settings of the configuration served now (a reload changes them with
+        everything else)."""
+        return self._serving.service.settings
+
+    @property
     def _service(self) -> Service:
         """The service of the configuration served now."""
         return self._serving.service
@@ -197,14 +202,14 @@ class _GovernanceBase(Generic[StoreT]):
             ConfigError: the configuration is invalid or changes what needs a restart; the
                 configuration served before keeps serving.
         """
-        with shared_lookup():
+        # One reload at a time, loading included: each runs from reading its files to its
+        # swap before the next starts, so none swaps in files older than one already served.
+        with self._reloading, shared_lookup():
             loaded = load_config(config)
-            with self._reloading:  # two reloads at once: each builds on the one before
-                current = self._serving.service
-                _check_reloadable(current.settings, loaded.settings, self._owns_store)
-                service = self._build_service(loaded, current)
-                self._serving.service = service  # the swap: one assignment
-                self.settings = loaded.settings
+            current = self._serving.service
+            _check_reloadable(current.settings, loaded.settings, self._owns_store)
+            service = self._build_service(loaded, current)
+            self._serving.service = service  # the swap: one assignment
         _log.info(
             "configuration reloaded: %s",
             ", ".join(
@@ -309,10 +314,11 @@ class _GovernanceBase(Generic[StoreT]):
         """Every policy ``examples`` phrase that, sent alone as a turn, would not select its
         policy (``govcore validate`` warns about each): usually a phrase made only of stop
         words, or one shared with another policy that scores higher."""
-        top_k = self.settings.retrieval_top_k
+        service = self._service
+        top_k = service.settings.retrieval_top_k
         return [
             miss
-            for tenant in self._service.tenants.values()
+            for tenant in service.tenants.values()
             for miss in examples_that_miss(tenant, top_k)
         ]
 
