@@ -30,7 +30,7 @@ from govcore._suggest import field_at, field_path, unknown_field, unknown_field_
 from govcore.backends import backend_settings_keys, settings_models
 from govcore.errors import ConfigError, ConfigProblem
 from govcore.policy import PolicyDocument, PolicySet
-from govcore.retrieval.analysis import languages
+from govcore.retrieval.analysis import DEFAULT_LANGUAGE, languages
 from govcore.retrieval.lexicon import load_lexicon, shipped_lexicons
 from govcore.settings import GovernanceSettings, SettingsSection, TtlSeconds, _ConfigModel
 from govcore.text_rules import MAX_ID_LENGTH, check_identifier
@@ -218,7 +218,11 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
         )
         if policy_set is not None:
             tenants[tenant_id] = policy_set
-            shadow = _load_shadow(policy_set, tenant.get("shadow"), where, base_dir, problems)
+        if isinstance(tenant, Mapping):  # the shadow is checked even when the live set is not
+            shadow = _load_shadow(
+                str(tenant_id), tenant.get("language", settings.language), tenant.get("shadow"),
+                where, base_dir, problems,
+            )  # fmt: skip
             if shadow is not None:
                 shadows[tenant_id] = shadow
 
@@ -428,7 +432,12 @@ def _load_tenant(
 
 
 def _load_shadow(
-    live: PolicySet, raw: Any, where: str, base_dir: Path, problems: list[ConfigProblem]
+    tenant_id: str,
+    language: Any,
+    raw: Any,
+    where: str,
+    base_dir: Path,
+    problems: list[ConfigProblem],
 ) -> ShadowConfig | None:
     """A tenant's ``shadow``: a candidate policy set in the tenant's language, and the share
     of conversations it also decides."""
@@ -446,19 +455,20 @@ def _load_shadow(
                 ConfigProblem(f"{where}.{name}", unknown_field(str(name), _SHADOW_FIELDS))
             )
     rate = raw.get("sample_rate", 1.0)
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 < rate <= 1.0:
+    rate_ok = not isinstance(rate, bool) and isinstance(rate, int | float) and 0.0 < rate <= 1.0
+    if not rate_ok:
         problems.append(
             ConfigProblem(
                 f"{where}.sample_rate", f"must be a number above 0 and at most 1, not {rate!r}"
             )
         )
-        return None
+    if not isinstance(language, str) or language not in languages():
+        language = DEFAULT_LANGUAGE  # the tenant's own problem, reported there
     candidate = {name: raw[name] for name in ("policies", "label") if name in raw}
     policy_set = _load_tenant(
-        live.tenant, {**candidate, "language": live.language}, where, base_dir, problems,
-        live.language,
-    )  # fmt: skip
-    if policy_set is None:
+        tenant_id, {**candidate, "language": language}, where, base_dir, problems, language
+    )
+    if policy_set is None or not rate_ok:
         return None
     return ShadowConfig(policy_set, float(rate))
 

@@ -527,8 +527,11 @@ def _check_reloadable(
         for name in _RESTART_SETTINGS
         if getattr(served, name) != getattr(loaded, name) and (name != "store" or owns_store)
     ]
-    if served.restart_sections() != loaded.restart_sections():
-        changed.append("the backends' own settings (settings sections of stores and decision logs)")
+    before, after = served.restart_sections(), loaded.restart_sections()
+    for kind in sorted({*before, *after}, key=lambda k: k.__name__):
+        old_values = (before.get(kind) or kind()).model_dump()
+        new_values = (after.get(kind) or kind()).model_dump()
+        changed += [f"settings.{k}" for k in old_values if old_values[k] != new_values.get(k)]
     if changed:
         raise ConfigError(
             [

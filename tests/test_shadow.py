@@ -339,3 +339,16 @@ def test_validate_names_each_version_and_the_shadow(
         f"  tenants.bank: version live ({live}); shadow candidate ({candidate}) "
         "(4 policies, 25% of conversations)"
     )
+
+
+def test_every_problem_of_a_shadow_is_listed_at_once() -> None:
+    """A bad rate does not hide a bad candidate policy, and a broken live set does not hide
+    its shadow's problems: the ConfigError lists them all."""
+    config = bank([{**OVERDRAFT, "severity": "high"}])
+    config["tenants"]["bank"]["shadow"] = {"policies": [{"id": "x"}], "sample_rate": 2}
+    with pytest.raises(govcore.ConfigError) as raised:
+        govcore.Governance.from_config(config)
+    places = [problem.location for problem in raised.value.problems]
+    assert any(p.startswith("tenants.bank.policies[0]") for p in places)
+    assert "tenants.bank.shadow.sample_rate" in places
+    assert any(p.startswith("tenants.bank.shadow.policies[0]") for p in places)
