@@ -45,9 +45,10 @@ __all__ = [
     "KeySettings",
     "LoadedConfig",
     "ShadowConfig",
-    "config_files",
+    "config_sources",
     "load_config",
     "load_settings",
+    "policy_files",
 ]
 
 Scope = Literal[
@@ -232,37 +233,41 @@ def load_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> LoadedCon
     return LoadedConfig(settings=settings, tenants=tenants, keys=tuple(keys), shadows=shadows)
 
 
-def config_files(config: str | os.PathLike[str]) -> list[Path]:
-    """The files a configuration file reads: itself, the policy files its tenants name (a
-    folder's as the loader reads them) and the lexicon files its settings name. What a
-    watcher looks at to tell that a configuration changed on disk; a file that cannot be
-    read, or is not there yet, is left out (loading the configuration says what is wrong).
+def config_sources(config: str | os.PathLike[str]) -> list[Path]:
+    """What a configuration file reads besides itself, as it names them: its tenants' policy
+    paths (live and shadow; a file or a folder), and its lexicon files. What a watcher looks
+    at to tell that a configuration changed on disk. A configuration that cannot be read or
+    parsed names nothing (loading it says what is wrong).
     """
     path = Path(config)
-    files = [path]
     try:
         raw = _read_document(path)
-    except ConfigError:
-        return files
+    except (ConfigError, OSError, ValueError):
+        return []
     if not isinstance(raw, Mapping):
-        return files
+        return []
     base_dir = path.parent
+    sources: list[Path] = []
     tenants = raw.get("tenants")
     for tenant in tenants.values() if isinstance(tenants, Mapping) else ():
-        source = tenant.get("policies") if isinstance(tenant, Mapping) else None
-        if not isinstance(source, str):
+        if not isinstance(tenant, Mapping):
             continue
-        where = base_dir / source
-        if where.is_dir():
-            files.extend(sorted(p for p in where.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES))
-        else:
-            files.append(where)
+        shadow = tenant.get("shadow")
+        for owner in (tenant, shadow if isinstance(shadow, Mapping) else {}):
+            source = owner.get("policies")
+            if isinstance(source, str):
+                sources.append(base_dir / source)
     settings = raw.get("settings")
     lexicons = settings.get("lexicons") if isinstance(settings, Mapping) else None
     for name in lexicons if isinstance(lexicons, list) else ():
         if isinstance(name, str) and name not in shipped_lexicons():
-            files.append(base_dir / name)
-    return files
+            sources.append(base_dir / name)
+    return sources
+
+
+def policy_files(folder: Path) -> list[Path]:
+    """The policy files of a folder, as the loader reads them (by name)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES)
 
 
 def load_settings(
@@ -495,7 +500,7 @@ def _read_policy_path(
     path: Path, where: str, problems: list[ConfigProblem]
 ) -> list[tuple[str, Any]]:
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in _POLICY_SUFFIXES)
+        files = policy_files(path)
         if not files:
             problems.append(ConfigProblem(str(path), "no .yaml, .yml or .json policy files here"))
     elif path.is_file():

@@ -192,7 +192,10 @@ class GovernanceApp:
             elif message["type"] == "lifespan.shutdown":
                 try:
                     if self.watcher is not None:
-                        await self.watcher.stop()
+                        try:
+                            await self.watcher.stop()
+                        except Exception:  # the governance is closed all the same
+                            _log.exception("stopping the configuration watcher failed")
                     await self.governance.aclose()
                 except Exception as exc:
                     _log.exception("closing the governance failed")

@@ -17,11 +17,12 @@ import signal
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from govcore.config import config_files
+from govcore.config import config_sources, policy_files
 from govcore.errors import ConfigError
 
-__all__ = ["DEFAULT_WATCH_INTERVAL", "ConfigWatcher"]
+__all__ = ["DEFAULT_WATCH_INTERVAL", "ConfigFiles", "ConfigWatcher", "files_state"]
 
 _log = logging.getLogger("govcore.reload")
 
@@ -31,18 +32,48 @@ DEFAULT_WATCH_INTERVAL = 2.0
 FileState = tuple[str, int, int] | tuple[str, None, None]
 
 
+def _state(path: Path) -> FileState:
+    try:
+        stat = path.stat()
+    except (OSError, ValueError):  # missing, unreadable, or a name no file can have
+        return (str(path), None, None)
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+class ConfigFiles:
+    """The files of a configuration and their state: the configuration file, the policy
+    files its tenants name (a folder's, by name, as the loader reads them) and its lexicon
+    files.
+
+    What the configuration names is read again only when the configuration file itself
+    changed, so a look at unchanged files is a few ``stat`` calls and a folder listing, not a
+    parse of the configuration.
+    """
+
+    def __init__(self, config: str | Path) -> None:
+        self.config = Path(config)
+        self._parsed: tuple[FileState, list[Path]] | None = None
+
+    def state(self) -> tuple[FileState, ...]:
+        """Each file's path, modification time (nanoseconds) and size; a missing or
+        unreadable file counts as a state too."""
+        own = _state(self.config)
+        if self._parsed is None or self._parsed[0] != own:
+            self._parsed = (own, config_sources(self.config))
+        states = [own]
+        for source in self._parsed[1]:
+            states.append(_state(source))
+            try:
+                if source.is_dir():
+                    states.extend(_state(file) for file in policy_files(source))
+            except (OSError, ValueError):
+                pass  # an unreadable folder: its own state above stands for it
+        return tuple(states)
+
+
 def files_state(config: str | Path) -> tuple[FileState, ...]:
-    """What a change of the configuration's files changes: each file's path, modification
-    time (nanoseconds) and size; a file that is missing counts as one state too."""
-    states: list[FileState] = []
-    for path in config_files(config):
-        try:
-            stat = path.stat()
-        except OSError:
-            states.append((str(path), None, None))
-        else:
-            states.append((str(path), stat.st_mtime_ns, stat.st_size))
-    return tuple(states)
+    """The state of a configuration's files, read afresh (see :class:`ConfigFiles`)."""
+    return ConfigFiles(config).state()
 
 
 class ConfigWatcher:
@@ -72,9 +103,13 @@ class ConfigWatcher:
         self.config = str(config)
         self.interval = interval
         self._versions = versions
+        self._files = ConfigFiles(config)
         self._seen: tuple[FileState, ...] = ()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._signal_task: asyncio.Task[None] | None = None
+        self._signalled_again = False
+        self._previous_handler: Any = None
         self._on_signal = False
         self.reloads = 0
         """How many reloads succeeded."""
@@ -83,34 +118,63 @@ class ConfigWatcher:
 
     async def start(self) -> None:
         """Note the files as they are now, handle SIGHUP and start looking at the files."""
-        self._seen = await asyncio.to_thread(files_state, self.config)
+        self._seen = await self._look()
         loop = asyncio.get_running_loop()
         if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGHUP"):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
+            previous = signal.getsignal(signal.SIGHUP)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(signal.SIGHUP, self._signalled)
+                self._previous_handler = previous
                 self._on_signal = True
         if self.interval is not None:
             self._task = asyncio.create_task(self._watch(self.interval))
 
     async def stop(self) -> None:
-        """Stop looking and stop handling SIGHUP."""
+        """Stop looking and stop handling SIGHUP (the handler from before :meth:`start` is
+        put back), and wait for a reload under way to end."""
         if self._on_signal:
             asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+            if self._previous_handler is not None:
+                signal.signal(signal.SIGHUP, self._previous_handler)
             self._on_signal = False
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        # A reload under way runs in a thread that cancelling cannot stop: it is let finish
+        # (taking the lock waits for it), so nothing is swapped in after this returns.
+        async with self._lock:
+            for task in (self._task, self._signal_task):
+                if task is None:
+                    continue
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+                except Exception:  # stopping goes on: the governance must still be closed
+                    _log.exception("the configuration watcher failed")
+            self._task = self._signal_task = None
 
     def _signalled(self) -> None:
-        asyncio.ensure_future(self.reload_now("SIGHUP"))  # noqa: RUF006 - the lock serialises
+        # Signals that come while a reload for one is pending or running make one more
+        # reload, not one each: a burst of SIGHUPs is one reload of the files as they end up.
+        if self._signal_task is not None and not self._signal_task.done():
+            self._signalled_again = True
+            return
+        self._signal_task = asyncio.create_task(self._reload_on_signal())
+
+    async def _reload_on_signal(self) -> None:
+        while True:
+            self._signalled_again = False
+            await self.reload_now("SIGHUP")
+            if not self._signalled_again:
+                return
+
+    async def _look(self) -> tuple[FileState, ...]:
+        return await asyncio.to_thread(self._files.state)
 
     async def _watch(self, interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
             try:
-                state = await asyncio.to_thread(files_state, self.config)
+                state = await self._look()
             except Exception:  # a look that fails is tried again at the next interval
                 _log.exception("could not look at the configuration's files")
                 continue
@@ -125,9 +189,9 @@ class ConfigWatcher:
             the one served before keeps serving).
         """
         async with self._lock:
-            # Noted before loading: a change made while loading is seen at the next look.
-            self._seen = await asyncio.to_thread(files_state, self.config)
             try:
+                # Noted before loading: a change made while loading is seen at the next look.
+                self._seen = await self._look()
                 await self._reload(self.config)
             except ConfigError as exc:
                 self.refusals += 1

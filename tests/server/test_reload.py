@@ -20,7 +20,7 @@ import pytest
 
 import govcore
 from govcore.server import ThreadedGovernance, create_app
-from govcore.server.reload import ConfigWatcher, files_state
+from govcore.server.reload import ConfigFiles, ConfigWatcher, files_state
 from tests.server.conftest import call
 from tests.support import policy
 
@@ -178,21 +178,92 @@ def test_sighup_reloads(tmp_path: Path) -> None:
 
 
 def test_the_files_watched_are_the_configuration_and_its_policies(tmp_path: Path) -> None:
-    """A folder of policies is watched file by file; a file that appears changes the state."""
+    """A folder of policies is watched file by file (a file that appears changes the state),
+    and so are the shadow's policies and the lexicon files."""
     folder = tmp_path / "policies"
     folder.mkdir()
     (folder / "a.yaml").write_text("id: a\n", encoding="utf-8")
     config = tmp_path / "govcore.yaml"
-    config.write_text("tenants:\n  t:\n    policies: policies\n", encoding="utf-8")
+    config.write_text(
+        "settings:\n  lexicons: [words.yaml, retail]\n"
+        "tenants:\n  t:\n    policies: policies\n    shadow:\n      policies: next.json\n",
+        encoding="utf-8",
+    )
+    names = [Path(state[0]).name for state in files_state(config)]
+    assert names == ["govcore.yaml", "policies", "a.yaml", "next.json", "words.yaml"]
     before = files_state(config)
-    assert [Path(state[0]).name for state in before] == ["govcore.yaml", "a.yaml"]
     (folder / "b.yml").write_text("id: b\n", encoding="utf-8")
     (folder / "notes.txt").write_text("not a policy\n", encoding="utf-8")
-    assert [Path(state[0]).name for state in files_state(config)] == [
-        "govcore.yaml",
-        "a.yaml",
-        "b.yml",
-    ]
+    names = [Path(state[0]).name for state in files_state(config)]
+    assert names == ["govcore.yaml", "policies", "a.yaml", "b.yml", "next.json", "words.yaml"]
+    (tmp_path / "next.json").write_text("[]", encoding="utf-8")  # the shadow's file appears
+    assert files_state(config)[-2] != before[-2]
+
+
+def test_an_edit_of_the_shadow_policies_is_reloaded(tmp_path: Path) -> None:
+    """Starting a shadow's candidate files changing is a reload like any other."""
+    (tmp_path / "next.json").write_text(json.dumps([LOANS]), encoding="utf-8")
+    config = write_config(tmp_path, LOANS)
+    document = json.loads(config.read_text(encoding="utf-8"))
+    document["tenants"]["library"]["shadow"] = {"policies": "next.json", "label": "next"}
+    config.write_text(json.dumps(document), encoding="utf-8")
+
+    async def steps(agov: govcore.AsyncGovernance, watcher: ConfigWatcher) -> None:
+        (tmp_path / "next.json").write_text(json.dumps([LOANS, FINES]), encoding="utf-8")
+        touch_later(tmp_path / "next.json")
+        await eventually(lambda: watcher.reloads == 1)
+
+    run_watcher(config, steps, interval=0.05)
+
+
+def test_a_failing_look_neither_stops_the_watcher_nor_its_shutdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look at the files that raises is logged and tried again; stopping still works."""
+    config = write_config(tmp_path, LOANS)
+    real_state = ConfigFiles.state
+    failures = {"left": 3}
+
+    def flaky(self: ConfigFiles) -> Any:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise PermissionError("not now")
+        return real_state(self)
+
+    async def steps(agov: govcore.AsyncGovernance, watcher: ConfigWatcher) -> None:
+        monkeypatch.setattr(ConfigFiles, "state", flaky)
+        await eventually(lambda: failures["left"] == 0)
+        write_config(tmp_path, LOANS, FINES, label="v2")
+        touch_later(config)
+        await eventually(lambda: watcher.reloads == 1)
+        assert agov.served_versions()["library"].label == "v2"
+
+    run_watcher(config, steps, interval=0.02)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP on this platform")
+def test_a_burst_of_sighups_is_one_reload_and_stop_restores_the_handler(
+    tmp_path: Path,
+) -> None:
+    """Ten signals at once (each handled by the loop in turn) make one reload, and the SIGHUP
+    handler from before the watcher is back once it stops."""
+    config = write_config(tmp_path, LOANS)
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGHUP, lambda number, frame: seen.append(number))
+    try:
+
+        async def steps(agov: govcore.AsyncGovernance, watcher: ConfigWatcher) -> None:
+            for _ in range(10):  # no await between: the loop sees them all at once
+                os.kill(os.getpid(), signal.SIGHUP)
+            await eventually(lambda: watcher.reloads >= 1)
+            await asyncio.sleep(0.5)
+            assert watcher.reloads == 1
+
+        run_watcher(config, steps, interval=None)
+        os.kill(os.getpid(), signal.SIGHUP)
+        assert seen == [signal.SIGHUP]
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 @contextlib.contextmanager
