@@ -225,6 +225,17 @@ class _GovernanceBase(Generic[StoreT]):
             for tenant_id, tenant in self._service.tenants.items()
         }
 
+    def shadow_versions(self) -> dict[str, tuple[PolicySetVersion, float]]:
+        """Per tenant that has one, the version of its shadow policy set and the share of
+        conversations it decides (``tenants.<id>.shadow``)."""
+        return {
+            tenant_id: (
+                PolicySetVersion(shadow.tenant.policy_set.version, shadow.tenant.policy_set.label),
+                shadow.sample_rate,
+            )
+            for tenant_id, shadow in self._service.shadows.items()
+        }
+
     @staticmethod
     def _store_from_settings(  # pragma: no cover - overridden
         settings: GovernanceSettings, clock: Clock

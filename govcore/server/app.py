@@ -118,13 +118,20 @@ def create_app(
     )
 
 
-def configuration_version(versions: Mapping[str, Any]) -> str:
+def configuration_version(
+    versions: Mapping[str, Any], shadows: Mapping[str, Any] | None = None
+) -> str:
     """One version for every policy set served: 16 hex digits of a hash of each tenant's id,
-    policy-set version and label, equal in every process serving the same policy sets."""
+    policy-set version and label, and its shadow's version, label and sample rate; equal in
+    every process serving the same policy sets."""
     digest = hashlib.sha256()
     for tenant in sorted(versions):
         served = versions[tenant]
-        digest.update(f"{tenant}\0{served.version}\0{served.label or ''}\n".encode())
+        digest.update(f"{tenant}\0{served.version}\0{served.label or ''}".encode())
+        if shadows and tenant in shadows:
+            candidate, rate = shadows[tenant]
+            digest.update(f"\0{candidate.version}\0{candidate.label or ''}\0{rate!r}".encode())
+        digest.update(b"\n")
     return digest.hexdigest()[:16]
 
 
@@ -357,12 +364,21 @@ class GovernanceApp:
             # names no tenant; the policy sets do, so with a metrics token set they are shown
             # only to requests bearing it (as /metrics, whose labels name them too).
             versions: dict[str, Any] = served()
-            body["configVersion"] = configuration_version(versions)
+            shadowed = getattr(self.governance, "shadow_versions", None)
+            shadows: dict[str, Any] = shadowed() if callable(shadowed) else {}
+            body["configVersion"] = configuration_version(versions, shadows)
             if self._bears_metrics_token(headers):
-                body["policySets"] = {
-                    tenant: {"version": v.version, "label": v.label}
-                    for tenant, v in versions.items()
-                }
+                sets: dict[str, Any] = {}
+                for tenant, v in versions.items():
+                    sets[tenant] = {"version": v.version, "label": v.label}
+                    if tenant in shadows:
+                        candidate, rate = shadows[tenant]
+                        sets[tenant]["shadow"] = {
+                            "version": candidate.version,
+                            "label": candidate.label,
+                            "sampleRate": rate,
+                        }
+                body["policySets"] = sets
         return _json_response(200, body)
 
     def _openapi_body(self) -> bytes:

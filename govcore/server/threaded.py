@@ -33,6 +33,10 @@ class ThreadedGovernance:
         """:meth:`govcore.Governance.served_versions` (``/readyz`` shows them)."""
         return self.governance.served_versions()
 
+    def shadow_versions(self) -> dict[str, tuple[PolicySetVersion, float]]:
+        """:meth:`govcore.Governance.shadow_versions` (``/readyz`` shows them)."""
+        return self.governance.shadow_versions()
+
     async def handle(
         self, method: str, path: str, headers: Headers = None, body: bytes | str | None = None
     ) -> HttpResponse:

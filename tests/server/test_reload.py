@@ -335,3 +335,24 @@ def test_serve_without_watching_reloads_on_sighup(
         assert client.get("/readyz").json()["policySets"]["library"]["label"] == "first"
         os.kill(server.process.pid, signal.SIGHUP)
         _wait_for_label(client, "second")
+
+
+def test_readiness_names_a_shadow_and_its_rate(tmp_path: Path) -> None:
+    """A tenant's shadow is part of what a process serves: /readyz shows it, and a fleet whose
+    workers run different shadows has different configuration versions."""
+    config = write_config(tmp_path, LOANS)
+    document = json.loads(config.read_text(encoding="utf-8"))
+    document["tenants"]["library"]["policies"] = [LOANS]  # a mapping reads no relative path
+    with govcore.Governance.from_config(document) as plain:
+        plain_body = call(create_app(ThreadedGovernance(plain)), "GET", "/readyz").json()
+    document["tenants"]["library"]["shadow"] = {
+        "policies": [LOANS, FINES], "label": "next", "sample_rate": 0.5,
+    }  # fmt: skip
+    with govcore.Governance.from_config(document) as shadowed:
+        body = call(create_app(ThreadedGovernance(shadowed)), "GET", "/readyz").json()
+        candidate = shadowed.shadow_versions()["library"][0]
+    assert body["policySets"]["library"]["shadow"] == {
+        "version": candidate.version, "label": "next", "sampleRate": 0.5,
+    }  # fmt: skip
+    assert "shadow" not in plain_body["policySets"]["library"]
+    assert body["configVersion"] != plain_body["configVersion"]
