@@ -18,6 +18,7 @@ import pytest
 
 import govcore
 from govcore import cli
+from govcore.backends.tfidf import TfidfRetriever
 from govcore.testing import FakeClock
 from tests.support import policy
 
@@ -352,3 +353,46 @@ def test_every_problem_of_a_shadow_is_listed_at_once() -> None:
     assert any(p.startswith("tenants.bank.policies[0]") for p in places)
     assert "tenants.bank.shadow.sample_rate" in places
     assert any(p.startswith("tenants.bank.shadow.policies[0]") for p in places)
+
+
+class _CandidateIndexFails:
+    """A retriever whose index of the candidate's policies (the one holding
+    ``mortgage-advice``) fails at every search: a broken candidate."""
+
+    def __init__(self) -> None:
+        self._tfidf = TfidfRetriever()
+
+    def index(self, policies: Any) -> Any:
+        built = self._tfidf.index(policies)
+        if not any(p.id == "mortgage-advice" for p in policies):
+            return built
+
+        class Failing:
+            def search(self, *args: Any, **kwargs: Any) -> Any:
+                raise RuntimeError("candidate index broken")
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(built, name)
+
+        return Failing()
+
+
+def test_a_candidate_that_fails_changes_no_answer(caplog: pytest.LogCaptureFixture) -> None:
+    """A candidate whose retrieval raises is logged; every answer is the live one, and no
+    shadow record is written for the requests it failed on."""
+    log = govcore.MemoryDecisionLog()
+    counter = itertools.count()
+    broken = govcore.Governance.from_config(
+        bank(LIVE, shadow=CANDIDATE), clock=FakeClock(START), decision_log=log,
+        retriever=_CandidateIndexFails(), trace_ids=lambda: f"{next(counter):032x}",
+    )  # fmt: skip
+    without = governance(bank(LIVE))
+    with caplog.at_level("ERROR", logger="govcore"):
+        for path, body in TRAFFIC:
+            got, expected = send(broken, path, body), send(without, path, body)
+            assert (got.status, got.body) == (expected.status, expected.body), path
+    broken.flush()
+    endpoints = {r.endpoint for r in shadow_records(log)}
+    assert not endpoints & {"conversation/turn", "pre-inference"}  # their retrieval failed
+    assert "post-inference" in endpoints  # checks need no retrieval: still judged
+    assert any("shadow policy set" in r.getMessage() for r in caplog.records)
