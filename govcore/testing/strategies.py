@@ -32,6 +32,8 @@ from typing import Any, Final
 from hypothesis import strategies as st
 from hypothesis.strategies import DrawFn, SearchStrategy
 
+from govcore import policy as _policy
+
 __all__ = [
     "ENDPOINTS",
     "FILLER_WORDS",
@@ -659,47 +661,7 @@ def invalid_requests(endpoint: str, *, field: str | None = None) -> SearchStrate
 
 # --- policy documents and configurations ---------------------------------------------------------
 
-PII_KINDS: Final[tuple[str, ...]] = (
-    "email",
-    "credit_card",
-    "iban",
-    "phone",
-    "us_ssn",
-    "ip_address",
-    "secret",
-    "uk_nino",
-    "uk_nhs",
-    "uk_passport",
-    "uk_driving_licence",
-    "es_nif",
-    "es_nie",
-    "it_fiscal_code",
-    "it_vat_code",
-    "pl_pesel",
-    "fi_personal_identity_code",
-    "se_personnummer",
-    "de_tax_id",
-    "de_social_security",
-    "de_id_card",
-    "in_pan",
-    "in_aadhaar",
-    "in_gstin",
-    "au_tfn",
-    "au_abn",
-    "au_acn",
-    "au_medicare",
-    "sg_nric_fin",
-    "sg_uen",
-    "kr_rrn",
-    "th_tnin",
-    "tr_national_id",
-    "ca_sin",
-    "ng_nin",
-    "ph_tin",
-    "aba_routing",
-    "mac_address",
-    "crypto",
-)
+PII_KINDS: Final[tuple[str, ...]] = _policy.PII_KINDS
 """The built-in ``pii`` kinds (docs/detection.md), each of which :func:`planted_values` can
 make values of."""
 
