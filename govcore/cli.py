@@ -249,10 +249,7 @@ def _validate(config: str, out: TextIO, err: TextIO) -> int:
             misses = gov.examples_that_miss()
             engine, fallbacks = gov.detection_engine(), gov.detection_fallbacks()
     except ConfigError as exc:
-        noun = "problem" if len(exc.problems) == 1 else "problems"
-        print(f"{config}: {len(exc.problems)} {noun}", file=err)
-        for problem in exc.problems:
-            print(f"  - {problem}", file=err)
+        _print_problems(config, exc, err)
         return 1
     for miss in misses:
         instead = ", ".join(miss.selected) or "nothing"
@@ -353,10 +350,7 @@ def _coverage(
     except ConfigError as exc:
         # 2, not 1 as `validate` says it: 1 is this command's answer "recall too low", which a
         # CI job must be able to tell from a broken configuration.
-        noun = "problem" if len(exc.problems) == 1 else "problems"
-        print(f"{config}: {len(exc.problems)} {noun}", file=err)
-        for problem in exc.problems:
-            print(f"  - {problem}", file=err)
+        _print_problems(config, exc, err)
         return 2
     below = [
         (report.tenant, policy)
@@ -385,6 +379,14 @@ def _coverage(
     return 1 if below else 0
 
 
+def _print_problems(config: str, exc: ConfigError, err: TextIO) -> None:
+    """Every problem of a configuration that did not load, one a line under its name."""
+    noun = "problem" if len(exc.problems) == 1 else "problems"
+    print(f"{config}: {len(exc.problems)} {noun}", file=err)
+    for problem in exc.problems:
+        print(f"  - {problem}", file=err)
+
+
 def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Imported here, as coverage's: the other commands never need it.
     from govcore.policy_tests import run_policy_tests
@@ -394,10 +396,7 @@ def _test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ConfigError as exc:
         # 2, as coverage says it: 1 means "a case failed", which a CI job must be able to
         # tell from a configuration that could not be tested at all.
-        noun = "problem" if len(exc.problems) == 1 else "problems"
-        print(f"{args.config}: {len(exc.problems)} {noun}", file=err)
-        for problem in exc.problems:
-            print(f"  - {problem}", file=err)
+        _print_problems(args.config, exc, err)
         return 2
     except FileNotFoundError as exc:
         print(f"govcore test: {exc}", file=err)
