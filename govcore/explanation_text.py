@@ -18,6 +18,7 @@ def explanation_lines(
     *,
     show_all: bool = False,
     also: Collection[str] = (),
+    more_hint: str = "--all lists them",
 ) -> list[str]:
     """The lines of ``explanation``: floor and thresholds, the selected ids, then a table of the
     selected policies and the best :data:`SHOWN` others, each with its score and reason.
@@ -27,6 +28,7 @@ def explanation_lines(
         show_all: list every policy of the tenant.
         also: ids listed whatever their rank (the policies a failing test names, which may
             score too low to be among the best).
+        more_hint: how the reader lists the policies left out (the command's own option).
     """
     thresholds = ", ".join(f"{name} {value:g}" for name, value in explanation.thresholds.items())
     lines = [
@@ -54,5 +56,5 @@ def explanation_lines(
             lines.append(f"{'':<28}  terms: {terms}")
     hidden = len(explanation.candidates) - len(rows)
     if hidden:
-        lines += ["", f"({hidden} more policies score lower; --all lists them)"]
+        lines += ["", f"({hidden} more policies score lower; {more_hint})"]
     return lines

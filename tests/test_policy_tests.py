@@ -328,6 +328,54 @@ def test_a_failing_tool_call_names_allow_violations_and_arguments(tmp_path: Path
     assert slot.outcome == "passed"
 
 
+def test_suggested_arguments_compare_as_json(tmp_path: Path) -> None:
+    """true is not 1 in the arguments expected, while 1000 and 1000.0 are one number."""
+    report = run(
+        tmp_path,
+        """\
+        cases:
+          - name: a boolean is not a number
+            tool: prescribe
+            arguments: {drug: paracetamol, dose_mg: 1500, urgent: true}
+            suggested_arguments: {drug: paracetamol, dose_mg: 1000, urgent: 1}
+          - name: a whole number is its float
+            tool: prescribe
+            arguments: {drug: paracetamol, dose_mg: 1500, urgent: true}
+            suggested_arguments: {drug: paracetamol, dose_mg: 1000.0, urgent: true}
+        """,
+    )
+    boolean, number = report.results
+    assert [m.key for m in boolean.mismatches] == ["suggested_arguments"]
+    assert number.outcome == "passed"
+
+
+def test_arguments_that_are_not_json_are_a_problem_of_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unquoted YAML date (or NaN) in arguments is an error naming its place, and the run
+    goes on to a report and its exit status rather than a traceback."""
+    path = write(
+        tmp_path,
+        "dates_test.yaml",
+        """\
+        cases:
+          - name: a date left unquoted
+            tool: book_appointment
+            arguments: {clinic: cardiology, when: 2026-01-01}
+            suggested_arguments: {clinic: cardiology, when: 2026-01-01}
+          - name: not a number
+            tool: prescribe
+            arguments: {dose_mg: .nan}
+            allow: true
+        """,
+    )
+    assert main(["test", str(HOSPITAL), str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "arguments.when: is date" in out
+    assert '"2026-01-01"' in out
+    assert "arguments.dose_mg: is nan" in out
+
+
 def test_a_tool_call_follows_the_turns_of_its_case(tmp_path: Path) -> None:
     """The turns before a tool call are recorded in the case's conversation first, with their
     own expectations checked."""
@@ -755,7 +803,9 @@ def test_the_explanation_lists_the_named_policies_whatever_their_rank(tmp_path: 
     lines = list(report.lines())
     rows = [line.split()[0] for line in lines if line.startswith("      ") and "  " in line[6:]]
     assert "third-party-disclosure" in rows
-    assert any("more policies score lower; --all lists them" in line for line in lines)
+    assert any(
+        "more policies score lower; `govcore explain --all` lists them" in line for line in lines
+    )
 
 
 def _documented_cases() -> list[str]:

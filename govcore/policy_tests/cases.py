@@ -11,6 +11,7 @@ error.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -438,6 +439,11 @@ class _CaseReader:
                 f"must be a mapping (the arguments expected) or null (nothing could be fixed), "
                 f"not {_described(suggested)}",
             )
+        for key, value in (("arguments", arguments), ("suggested_arguments", suggested)):
+            if isinstance(value, Mapping):
+                found = _not_json(value, key)
+                if found is not None:
+                    self.problem(found[0], found[1])
         case = ToolCallCase(
             name,
             index,
@@ -687,3 +693,32 @@ class _CaseReader:
 
 def _is_scalar(value: Any) -> bool:
     return value is None or type(value) in (str, int, float, bool)
+
+
+def _not_json(value: Any, where: str) -> tuple[str, str] | None:
+    """The first place in ``value`` that is not a JSON value (a YAML date or time, a set,
+    NaN or infinity, a key that is not text), and why; ``None`` when it all is."""
+    if value is None or isinstance(value, str | bool | int):
+        return None
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return None
+        return where, f"is {value!r}, which JSON has no number for"
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _not_json(item, f"{where}[{i}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return where, f"has the key {key!r}, which is not text (quote it in YAML)"
+            found = _not_json(item, f"{where}.{key}")
+            if found is not None:
+                return found
+        return None
+    return where, (
+        f"is {_described(value)}, not a JSON value (quote it in YAML to make it text, "
+        f'as in "2026-01-01")'
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -49,6 +50,8 @@ __all__ = [
     "fixed_clock",
     "run_policy_tests",
 ]
+
+_log = logging.getLogger("govcore")
 
 TEST_FILE_SUFFIXES: Final = ("_test.yaml", "_test.yml")
 """How the names of test files end: what ``govcore test CONFIG`` finds beside the
@@ -242,6 +245,14 @@ def _run_file(
                 errors=(f"the API refused a request of this case: {exc}",), tenant=parsed.tenant,
             )  # fmt: skip
             continue
+        except Exception as exc:  # a case that breaks the runner is its own error, not the run's
+            _log.exception("policy test case %r of %s could not run", case.name, parsed.path)
+            yield CaseResult(
+                parsed.path, case.name, case.kind, "error",
+                errors=(f"the case could not run ({type(exc).__name__}: {exc})",),
+                tenant=parsed.tenant,
+            )  # fmt: skip
+            continue
         finally:
             client.delete_conversation(session_id)  # keeps the store small over many cases
         outcome: Outcome = "failed" if mismatches else "passed"
@@ -350,7 +361,13 @@ def _turn_mismatches(
         found += _exact_set("released", expect.released, released, f"released: {_listed(released)}")
     if not found:
         return []
-    lines = tuple(explanation_lines(explanation, also=expect.named_policies()))
+    lines = tuple(
+        explanation_lines(
+            explanation,
+            also=expect.named_policies(),
+            more_hint="`govcore explain --all` lists them",
+        )
+    )
     return [Mismatch(turn.place, key, exp, came, lines) for key, exp, came in found]
 
 
@@ -404,7 +421,9 @@ def _tool_call(client: GovernanceClient, session_id: str, case: ToolCallCase) ->
         mismatches.append(Mismatch("", "allow", _json(case.allow), _json(decision.allow)))
     if case.violations is not None:
         mismatches += _violation_mismatches(case.violations, decision.violations)
-    if case.has_suggested_arguments and decision.suggested_arguments != case.suggested_arguments:
+    if case.has_suggested_arguments and not _same_json(
+        decision.suggested_arguments, case.suggested_arguments
+    ):
         mismatches.append(
             Mismatch(
                 "",
@@ -453,4 +472,18 @@ def _found(matched: Mapping[str, Sequence[str]]) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+
+
+def _same_json(got: Any, expected: Any) -> bool:
+    """Equal as JSON values: ``true`` is not ``1`` (as Python's ``==`` would have it), while
+    ``500`` and ``500.0`` are the same number."""
+    if isinstance(got, bool) or isinstance(expected, bool):
+        return type(got) is type(expected) and got == expected
+    if isinstance(got, Mapping) and isinstance(expected, Mapping):
+        return got.keys() == expected.keys() and all(_same_json(got[k], expected[k]) for k in got)
+    if isinstance(got, list) and isinstance(expected, list):
+        return len(got) == len(expected) and all(map(_same_json, got, expected))
+    if isinstance(got, list | Mapping) or isinstance(expected, list | Mapping):
+        return False
+    return bool(got == expected)

@@ -1569,8 +1569,13 @@ def chunkings(text: str, *, max_pieces: int | None = None) -> SearchStrategy[lis
 
     Args:
         text: the text to split.
-        max_pieces: the most pieces (default: one per code point).
+        max_pieces: the most pieces (default: one per code point); at least 1.
+
+    Raises:
+        ValueError: ``max_pieces`` is below 1.
     """
+    if max_pieces is not None and max_pieces < 1:
+        raise ValueError(f"max_pieces must be at least 1, not {max_pieces}")
     if not text:
         return st.just([])
     most_cuts = len(text) - 1 if max_pieces is None else min(len(text), max_pieces) - 1
