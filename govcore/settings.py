@@ -145,7 +145,7 @@ class GovernanceSettings(_ConfigModel):
     )
     """Values the ``secret`` detector never reports (test fixtures, documented sample keys)."""
 
-    detection_engine: DetectionEngine = "auto"
+    detection_engine: DetectionEngine = "re2"
     """What finds where ``detect`` rules match: ``re2``, ``hyperscan`` (``govcore[hyperscan]``:
     one Hyperscan pass over the text tells where each pattern's matches can begin, and RE2
     confirms them there) or ``auto``, Hyperscan when it is installed and RE2 otherwise. Both

@@ -3,12 +3,12 @@
 Redis needs a ``redis-server`` binary on PATH and the ``redis`` package (``govcore[redis]``):
 without them the Redis tests skip, except in CI (``CI=true``), where they fail instead.
 
-The detection engine: ``settings.detection_engine`` defaults to ``auto`` (Hyperscan when the
-``hyperscan`` package is installed), so the suite runs on Hyperscan where ``govcore[hyperscan]``
-is installed and on RE2 elsewhere. ``GOVCORE_DETECTION_ENGINE=re2`` runs it on RE2 where it is
-installed: the package is hidden from the run (as if the extra were not installed) and the
-tests that need it skip; ``GOVCORE_DETECTION_ENGINE=hyperscan`` fails at once without it. The
-variable is read here only: govcore itself never reads it.
+The detection engine: ``settings.detection_engine`` defaults to ``re2``, so the suite runs on
+RE2. ``GOVCORE_DETECTION_ENGINE=hyperscan`` runs it on Hyperscan: the run's default engine (the
+setting's and the compile functions') becomes ``hyperscan``, and the run fails at once without
+the package. ``GOVCORE_DETECTION_ENGINE=re2`` also hides the package from the run (as if the
+extra were not installed), so the tests that need it skip. The variable is read here only:
+govcore itself never reads it.
 """
 
 from __future__ import annotations
@@ -39,8 +39,32 @@ def pytest_configure(config: pytest.Config) -> None:
         sys.modules["hyperscan"] = None  # type: ignore[assignment]
     elif engine == "hyperscan":
         importlib.import_module("hyperscan")
+        _make_the_default_engine("hyperscan")
     elif engine is not None:
         raise pytest.UsageError(f"{ENGINE_VARIABLE} must be re2 or hyperscan, not {engine!r}")
+
+
+def _make_the_default_engine(engine: str) -> None:
+    """Make ``engine`` what every configuration and compile call of this run gets when it names
+    none: the setting's default and the compile functions' keyword defaults."""
+    from govcore.core import gating
+    from govcore.detection import scanner
+    from govcore.service import tenants
+    from govcore.settings import GovernanceSettings
+
+    GovernanceSettings.model_fields["detection_engine"].default = engine
+    GovernanceSettings.model_rebuild(force=True)
+    for function in (scanner.compile_rules, gating.compile_tool_rules, tenants.compile_tenants):
+        defaults = function.__kwdefaults__ or {}
+        if "engine" in defaults:
+            defaults["engine"] = engine
+        else:  # compile_tenants takes its engine by position, with a default
+            values = list(function.__defaults__ or ())
+            index = function.__code__.co_varnames.index("engine") - (
+                function.__code__.co_argcount - len(values)
+            )
+            values[index] = engine
+            function.__defaults__ = tuple(values)
 
 
 @pytest.fixture(scope="module")

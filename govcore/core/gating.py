@@ -128,7 +128,7 @@ class PoliciesExcept(Container[str]):
 def compile_tool_rules(
     policies: Sequence[PolicyDocument],
     secret_options: SecretOptions | None = None,
-    engine: DetectionEngine = "auto",
+    engine: DetectionEngine = "re2",
 ) -> tuple[CompiledToolRule, ...]:
     """Parse every policy's tool rules once (``secret_options`` and ``engine``: as for
     ``compile_rules``)."""

@@ -830,7 +830,7 @@ def compile_rules(
     rules: Iterable[tuple[PolicyDocument, DetectRule]],
     *,
     secret_options: SecretOptions | None = None,
-    engine: DetectionEngine = "auto",
+    engine: DetectionEngine = "re2",
 ) -> Scanner:
     """Compile ``(policy, rule)`` pairs into one :class:`Scanner`.
 

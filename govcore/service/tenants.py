@@ -53,7 +53,7 @@ def compile_tenants(
     policy_sets: Mapping[str, PolicySet],
     retriever_for: Callable[[str], Retriever],
     secret_options: SecretOptions | None = None,
-    engine: DetectionEngine = "auto",
+    engine: DetectionEngine = "re2",
     compiled: Mapping[str, CompiledTenant] | None = None,
 ) -> dict[str, CompiledTenant]:
     """Compile each tenant's policy set, indexed by the retriever of its language; tenants

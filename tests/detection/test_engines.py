@@ -10,6 +10,7 @@ CI) and in a run on RE2 on purpose (``GOVCORE_DETECTION_ENGINE=re2``).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from functools import cache
 from typing import Any
@@ -25,7 +26,8 @@ from govcore.detection.hyperscan_engine import MatchStarts, superset_pattern
 from govcore.detection.scanner import Scanner, compile_rules
 from govcore.errors import ConfigError
 from govcore.policy import PolicyDocument
-from tests.support import policy, require_hyperscan
+from govcore.settings import GovernanceSettings
+from tests.support import ENGINE_VARIABLE, policy, require_hyperscan
 
 require_hyperscan()
 
@@ -320,4 +322,15 @@ def test_hyperscan_without_the_package_is_a_config_error(monkeypatch: Any) -> No
     with govcore.Governance.from_config(
         {"settings": {"detection_engine": "auto"}, "tenants": {}, "keys": []}
     ) as gov:
+        assert gov.detection_engine() == "re2"
+
+
+def test_the_default_engine_is_re2_whatever_is_installed() -> None:
+    """A configuration that names no engine runs on RE2 (the contract's default), with or
+    without the hyperscan package; auto and hyperscan are chosen on purpose."""
+    if os.environ.get(ENGINE_VARIABLE) == "hyperscan":
+        pytest.skip("this run makes Hyperscan the default on purpose (tests/conftest.py)")
+    settings = GovernanceSettings()
+    assert settings.detection_engine == "re2"
+    with govcore.Governance.from_config({"tenants": {}, "keys": []}) as gov:
         assert gov.detection_engine() == "re2"
