@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from govcore.decision_log import Decision, ShadowDiff
+from govcore.decision_log import ShadowDiff
 from govcore.service.access import Principal
-from govcore.service.shared import Service, random_id
+from govcore.service.shared import Service
 from govcore.service.tenants import CompiledTenant
 
 __all__ = ["SELECTION", "Judgement", "decide_in_shadow", "sampled"]
@@ -80,33 +80,18 @@ def decide_in_shadow(
     except Exception:
         _log.exception("the shadow policy set of tenant %s failed to decide", principal.tenant)
         return
-    live_version = service.tenants[principal.tenant].policy_set.version
-    policy_set = shadow.tenant.policy_set
-    service.decisions.record(
-        Decision(
-            decision_id=random_id(),
-            trace_id=trace_id,
-            tenant=principal.tenant,
-            key_id=principal.key_id,
-            endpoint=endpoint,
-            session_id=session_id,
-            policy_ids=candidate.policy_ids,
-            verdict=candidate.verdict,
-            violations=candidate.violations,
-            risk_score=candidate.risk_score,
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            ts=service.clock(),
-            policy_set_version=policy_set.version,
-            policy_set_label=policy_set.label,
-            shadow=ShadowDiff(
-                live_policy_set_version=live_version,
-                live_verdict=live_judgement.verdict,
-                live_policy_ids=live_judgement.policy_ids,
-                gained=_missing_from(candidate.policy_ids, live_judgement.policy_ids),
-                lost=_missing_from(live_judgement.policy_ids, candidate.policy_ids),
-            ),
-        )
-    )
+    service.log_decision(
+        principal, endpoint, session_id, trace_id, candidate.policy_ids, candidate.verdict,
+        candidate.violations, candidate.risk_score, started, None,
+        policy_set=shadow.tenant.policy_set,
+        shadow=ShadowDiff(
+            live_policy_set_version=service.tenants[principal.tenant].policy_set.version,
+            live_verdict=live_judgement.verdict,
+            live_policy_ids=live_judgement.policy_ids,
+            gained=_missing_from(candidate.policy_ids, live_judgement.policy_ids),
+            lost=_missing_from(live_judgement.policy_ids, candidate.policy_ids),
+        ),
+    )  # fmt: skip
 
 
 def _missing_from(ids: Sequence[str], others: Sequence[str]) -> tuple[str, ...]:

@@ -18,8 +18,9 @@ from govcore.core.ratelimit import (
     admit,
     retry_after_seconds,
 )
-from govcore.decision_log import Decision, DecisionQueue
+from govcore.decision_log import Decision, DecisionQueue, ShadowDiff
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
+from govcore.policy import PolicySet
 from govcore.service.access import KeyRing, Principal
 from govcore.service.effects import Admit, Get, Steps, perform
 from govcore.service.store_keys import rate_window_key
@@ -370,9 +371,17 @@ class Service:
         score: float,
         started: float,
         text: str | None,
+        *,
+        policy_set: PolicySet | None = None,
+        shadow: ShadowDiff | None = None,
     ) -> None:
-        """Queue one decision record; never blocks on the sink."""
-        policy_set = self.tenants[principal.tenant].policy_set
+        """Queue one decision record; never blocks on the sink.
+
+        ``policy_set``: the one that decided, when it is not the tenant's live set (a shadow's
+        candidate, whose record carries ``shadow``).
+        """
+        if policy_set is None:
+            policy_set = self.tenants[principal.tenant].policy_set
         self.decisions.record(
             Decision(
                 decision_id=random_id(),
@@ -390,5 +399,6 @@ class Service:
                 text=text if self.settings.decision_log_include_text else None,
                 policy_set_version=policy_set.version,
                 policy_set_label=policy_set.label,
+                shadow=shadow,
             )
         )
