@@ -1,6 +1,6 @@
 """Benchmark of the detection engines, side by side on the same texts in one run.
 
-    python benchmarks/bench_engines.py [--quick] [--seed N]
+    python benchmarks/bench_engines.py [--quick] [--seed N] [--parts]
 
 1. Dense outputs of 4 KB, 10 KB, 100 KB and 1 MB (support prose with PII planted every ~2 KB),
    checked against 1,000 rules (the PII detectors, regexes, and term lists of which hundreds of
@@ -15,6 +15,9 @@
    Each row's note gives its match count.
 2. Compile time, Hyperscan database size and peak Python memory of a scanner of 10, 1,000 and
    5,000 rules on each engine.
+3. With ``--parts``: where post-inference's time goes on the RE2 engine, at 100 KB and 1 MB, timed
+   in turns with the Hyperscan baseline: one scan of the output, the redaction's check (one scan
+   of the redacted text), replacing the matches and building the findings.
 
 Timing as in benchmarks/bench_checks.py: the cases of a table in turns, median/p95/p99 and peak
 Python memory (tracemalloc, one extra call).
@@ -50,6 +53,7 @@ from bench_checks import (  # noqa: E402
 import govcore  # noqa: E402
 from govcore.detection.detectors import DETECTORS  # noqa: E402
 from govcore.detection.hyperscan_engine import superset_pattern  # noqa: E402
+from govcore.core.violations import findings_of, redact, replace_matches  # noqa: E402
 from govcore.detection.scanner import compile_rules  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
 
@@ -246,15 +250,60 @@ def compile_section(seed: int, quick: bool) -> None:
             )
 
 
+def parts_section(seed: int, quick: bool) -> None:
+    text = make_text(SIZES[-1], seed)
+    policies = make_policies(RULES, seed, present_in=text)
+    documents = [PolicyDocument.model_validate(p) for p in policies]
+    scanner = compile_rules(((d, r) for d in documents for r in d.detect), engine="re2")
+    gov = governance(policies, "re2")
+    client = gov.client(KEY)
+    baseline = HyperscanBaseline(policies)
+    for size in SIZES[1:3] if quick else SIZES[2:]:
+        sample = text[:size]
+        hits = scanner.scan(sample)
+        redacted = replace_matches(sample, hits)
+        # The check finds nothing to change here, so it is exactly one scan of the redaction.
+        assert redact(sample, hits, scanner) == redacted
+        runs: dict[str, Callable[[], object]] = {
+            "govcore post-inference, RE2 engine": lambda s=sample: client.post_inference(
+                {"sessionId": "b", "output": s}
+            ),
+            "  one scan of the output": lambda s=sample: scanner.scan(s),
+            "  the redaction's check: one scan of it": lambda r=redacted: scanner.scan(r),
+            "  replacing the matches": lambda s=sample, h=hits: replace_matches(s, h),
+            "  the findings": lambda s=sample, h=hits: findings_of(s, h),
+            "Hyperscan block mode + Python post-processing": lambda s=sample: baseline(s),
+        }
+        repeat = 5 if size >= 1_000_000 else 15
+        measured = measure_together(list(runs.values()), repeat=3 if quick else repeat)
+        base = measured[-1]["median"]
+        table(
+            f"3. Where post-inference's time goes, {size // 1000} KB dense output, {RULES} rules"
+            " (RE2 engine)",
+            [
+                (name, m, f"{m['median'] / base:.2f}x the baseline")
+                for name, m in zip(runs, measured, strict=True)
+            ],
+        )
+    gov.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--parts", action="store_true", help="only where post-inference's time goes (section 3)"
+    )
     args = parser.parse_args()
     print(
         f"python benchmarks/bench_engines.py{' --quick' if args.quick else ''} --seed {args.seed}"
+        f"{' --parts' if args.parts else ''}"
     )
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    if args.parts:
+        parts_section(args.seed, args.quick)
+        return
     engines_section(args.seed, args.quick)
     compile_section(args.seed, args.quick)
 
