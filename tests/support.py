@@ -651,6 +651,11 @@ ENGINE_VARIABLE = "GOVCORE_DETECTION_ENGINE"
 """Runs the suite on one detection engine (see tests/conftest.py): ``re2`` hides the hyperscan
 package, as if ``govcore[hyperscan]`` were not installed; ``hyperscan`` requires it."""
 
+SHIPPED_DEFAULTS: dict[str, object] = {}
+"""Settings defaults as govcore ships them, for the ones a run replaces (tests/conftest.py
+makes ``hyperscan`` the ``detection_engine`` default of a Hyperscan run): what the
+documentation must say whatever engine the run is on."""
+
 
 def require_hyperscan() -> None:
     """Skip the calling test without the hyperscan package (fail in CI, which installs it),

@@ -14,7 +14,7 @@ import govcore
 from govcore.backends import settings_models
 from govcore.cli import main
 from govcore.config import MAX_CONFIG_DEPTH, GovernanceSettings, load_config
-from tests.support import EXAMPLE_CONFIG, config, policy
+from tests.support import EXAMPLE_CONFIG, SHIPPED_DEFAULTS, config, policy
 
 
 def _problems(raw: Any) -> list[str]:
@@ -489,7 +489,10 @@ def _documented_settings() -> dict[str, str]:
 
 def _default_of(setting: str) -> Any:
     """The default of a setting, from the shared settings or from the settings model of the
-    backend that owns it; ``LookupError`` when no one defines it."""
+    backend that owns it, as shipped (not as a run on another engine replaced it);
+    ``LookupError`` when no one defines it."""
+    if setting in SHIPPED_DEFAULTS:
+        return SHIPPED_DEFAULTS[setting]
     field = GovernanceSettings.model_fields.get(setting)
     if field is None:
         owners = settings_models([setting])
