@@ -53,7 +53,9 @@ def _make_the_default_engine(engine: str) -> None:
     from govcore.service import tenants
     from govcore.settings import GovernanceSettings
 
-    SHIPPED_DEFAULTS["detection_engine"] = GovernanceSettings.model_fields["detection_engine"].default
+    SHIPPED_DEFAULTS["detection_engine"] = GovernanceSettings.model_fields[
+        "detection_engine"
+    ].default
     GovernanceSettings.model_fields["detection_engine"].default = engine
     GovernanceSettings.model_rebuild(force=True)
     for function in (scanner.compile_rules, gating.compile_tool_rules, tenants.compile_tenants):
