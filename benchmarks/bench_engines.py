@@ -51,9 +51,9 @@ from bench_checks import (  # noqa: E402
 )
 
 import govcore  # noqa: E402
+from govcore.core.violations import findings_of, redact, replace_matches  # noqa: E402
 from govcore.detection.detectors import DETECTORS  # noqa: E402
 from govcore.detection.hyperscan_engine import superset_pattern  # noqa: E402
-from govcore.core.violations import findings_of, redact, replace_matches  # noqa: E402
 from govcore.detection.scanner import compile_rules  # noqa: E402
 from govcore.policy import PolicyDocument  # noqa: E402
 
