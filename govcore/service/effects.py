@@ -18,6 +18,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
+from govcore.backends.memory import AsyncMemoryStore, MemoryStore
 from govcore.errors import BackendError, GovcoreError
 from govcore.types import (
     Admission,
@@ -172,7 +173,12 @@ class Admit(Effect[Admission]):
             return cast("PipelinedStore", store).admit(
                 self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
             )
-        wait = store.update(self.key, self.decide)
+        if type(store) is MemoryStore:
+            # The same rule, with the window kept in place rather than copied whole on every
+            # request (a subclass that overrides ``update`` keeps its own ``update``).
+            wait = store.admit_request(self.key, limit=self.limit, decide=self.decide)
+        else:
+            wait = store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
         return Admission(None, StoreReads({key: store.get(key) for key in self.read}))
@@ -182,7 +188,13 @@ class Admit(Effect[Admission]):
             return await cast("AsyncPipelinedStore", store).admit(
                 self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
             )
-        wait = await store.update(self.key, self.decide)
+        if type(store) is AsyncMemoryStore:
+            # As in ``run``: its methods call the memory store's directly.
+            wait = store.blocking_twin().admit_request(
+                self.key, limit=self.limit, decide=self.decide
+            )
+        else:
+            wait = await store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
         return Admission(None, StoreReads({key: await store.get(key) for key in self.read}))

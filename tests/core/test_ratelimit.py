@@ -371,3 +371,55 @@ def test_a_key_is_never_locked_out_beyond_one_window_past_its_newest_request(
                 assert now + write.result <= max(now, newest) + WINDOW, (now, newest)
         if write.value is not None:
             raw, expires_at = write.value, write.expires_at
+
+
+# --- the memory store keeps the window in place -------------------------------------------------
+
+
+def _decide(limit: int) -> Callable[[bytes | None, float], StoreWrite[float | None]]:
+    return lambda raw, now: admit(raw, now, limit=limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6), time_sequences(steps), st.integers(0, 79))
+@example(2, [START + 60.0 * i for i in range(6)], 0)  # each admission trims the one before
+def test_the_memory_store_counts_requests_in_place_as_the_pure_rule_does(
+    limit: int, times: list[float], overwritten_at: int
+) -> None:
+    """``MemoryStore.admit_request`` (the window kept in place and appended to) answers every
+    request as an ``update`` with the pure rule does, stores the same bytes with the same expiry,
+    and counts the same bytes against the namespace's budget; a window written by ``set`` in
+    between (a restored or foreign one) is taken as it is."""
+    key = "rate:k"
+    clocks = FakeClock(START), FakeClock(START)
+    in_place, copied = MemoryStore(clock=clocks[0]), MemoryStore(clock=clocks[1])
+    for index, now in enumerate(times):
+        for clock in clocks:
+            clock.now = now
+        if index == overwritten_at and copied.get(key) is not None:
+            window = copied.get(key)
+            assert window is not None
+            for store in (in_place, copied):
+                store.set(key, window, expires_at=now + 30.0)
+        answer = in_place.admit_request(key, limit=limit, decide=_decide(limit))
+        assert answer == copied.update(key, _decide(limit)), (index, now)
+        assert in_place.get(key) == copied.get(key), (index, now)
+        assert in_place.usage() == copied.usage(), (index, now)
+
+
+def test_a_long_window_in_the_memory_store_is_compacted_as_it_slides() -> None:
+    """A key admitting a request every 10 ms for five minutes keeps two windows of them, no
+    more: the times that left are dropped from the stored log, not only skipped."""
+    clock = FakeClock(START)
+    store = MemoryStore(clock=clock)
+    for step in range(30_000):
+        clock.now = START + step * 0.01
+        assert store.admit_request("rate:k", limit=10**9, decide=_decide(10**9)) is None
+    window = store.get("rate:k")
+    assert window is not None
+    kept = memoryview(window).cast("d")
+    assert kept[0] >= clock.now - 2 * WINDOW_SECONDS
+    assert 11_999 <= len(kept) <= 12_001  # two windows of 10 ms steps (floats at the edge)
+    log = store._namespaces["rate"].entries["rate:k"][1]
+    assert not isinstance(log, bytes)
+    assert len(log.times) <= 2 * len(kept)  # dropped times are let go, half a log at most
