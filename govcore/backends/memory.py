@@ -306,10 +306,8 @@ class MemoryStore:
                 wait, kept_from = admit_in_order(log.times, log.first, now, limit=limit)
                 if wait is not None:
                     return wait
-                self._remove(key)  # its size changes: counted out, then in again
-                log.log(kept_from, now)
-                self._drop_expired(now)
-                self._write(key, log, now + 2 * WINDOW_SECONDS, now)
+                self._drop_expired(now)  # not the log: it is live at ``now``
+                self._log_request(key, log, kept_from, now)
                 return None
             write = decide(_value(entry), now)
             if write.value is not None:
@@ -399,6 +397,27 @@ class MemoryStore:
         namespace.bytes += size
         self._count += 1
         heapq.heappush(self._expiries, (expires_at, key))
+        self._fit(namespace)
+
+    def _log_request(self, key: str, log: _RequestLog, kept_from: int, now: float) -> None:
+        """Log an admitted request at ``now`` in the live window ``log`` of ``key``, renewing
+        its expiry: what :meth:`_write` of its new bytes does, without taking the entry out
+        and putting it back (it is the most recently used already, :meth:`_live` moved it)."""
+        namespace = self._namespace(key)
+        before = _size(key, log)
+        log.log(kept_from, now)
+        # A log grown past its namespace's budget is evicted by _fit, as _write refuses it: the
+        # entries used before it went when it and they no longer fitted together.
+        expires_at = now + 2 * WINDOW_SECONDS
+        namespace.entries[key] = (expires_at, log)
+        namespace.bytes += _size(key, log) - before
+        heapq.heappush(self._expiries, (expires_at, key))
+        self._fit(namespace)
+
+    def _fit(self, namespace: _Namespace) -> None:
+        """Evict ``namespace``'s least recently used entries until it is within its capacity,
+        and rebuild the expiry heap when its stale items outnumber the entries."""
+        capacity = namespace.capacity
         while namespace.bytes > capacity.max_bytes or len(namespace.entries) > capacity.max_entries:
             oldest, (_, old_value) = namespace.entries.popitem(last=False)
             namespace.bytes -= _size(oldest, old_value)

@@ -17,7 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.backends.memory import MemoryStore
+from govcore.backends.memory import MemoryStore, NamespaceCapacity
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
 from govcore.testing import FakeClock
 from govcore.types import StoreCommit, StoreWrite
@@ -381,18 +381,29 @@ def _decide(limit: int) -> Callable[[bytes | None, float], StoreWrite[float | No
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 6), time_sequences(steps), st.integers(0, 79))
-@example(2, [START + 60.0 * i for i in range(6)], 0)  # each admission trims the one before
+@given(
+    st.integers(1, 6),
+    time_sequences(steps),
+    st.integers(0, 79),
+    st.sampled_from([10**9, 400, 250]),
+)
+@example(2, [START + 60.0 * i for i in range(6)], 0, 10**9)  # each admission trims the last
+@example(1000, [START + i for i in range(40)], 99, 400)  # the window outgrows its budget
 def test_the_memory_store_counts_requests_in_place_as_the_pure_rule_does(
-    limit: int, times: list[float], overwritten_at: int
+    limit: int, times: list[float], overwritten_at: int, budget: int
 ) -> None:
     """``MemoryStore.admit_request`` (the window kept in place and appended to) answers every
     request as an ``update`` with the pure rule does, stores the same bytes with the same expiry,
-    and counts the same bytes against the namespace's budget; a window written by ``set`` in
-    between (a restored or foreign one) is taken as it is."""
+    counts the same bytes against the namespace's budget and evicts what it evicts (a window
+    larger than its namespace's budget is dropped); a window written by ``set`` in between (a
+    restored or foreign one) is taken as it is."""
     key = "rate:k"
     clocks = FakeClock(START), FakeClock(START)
-    in_place, copied = MemoryStore(clock=clocks[0]), MemoryStore(clock=clocks[1])
+    capacities = {"rate": NamespaceCapacity(max_bytes=budget)}
+    in_place = MemoryStore(clock=clocks[0], capacities=capacities)
+    copied = MemoryStore(clock=clocks[1], capacities=capacities)
+    for store in (in_place, copied):  # another key's window, used before this one's
+        store.set("rate:other", bytes(8), expires_at=math.inf)
     for index, now in enumerate(times):
         for clock in clocks:
             clock.now = now
@@ -405,6 +416,7 @@ def test_the_memory_store_counts_requests_in_place_as_the_pure_rule_does(
         assert answer == copied.update(key, _decide(limit)), (index, now)
         assert in_place.get(key) == copied.get(key), (index, now)
         assert in_place.usage() == copied.usage(), (index, now)
+        assert in_place.evictions == copied.evictions, (index, now)
 
 
 def test_a_long_window_in_the_memory_store_is_compacted_as_it_slides() -> None:
