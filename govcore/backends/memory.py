@@ -18,7 +18,7 @@ from govcore._clock import system_clock
 from govcore.backends.awaited import AwaitedStore
 from govcore.core.ratelimit import WINDOW_ENTRY_BYTES, WINDOW_SECONDS, admit_in_order
 from govcore.settings import GovernanceSettings, SettingsSection
-from govcore.types import Clock, StoreCommit, StoreWrite
+from govcore.types import Admission, Clock, StoreCommit, StoreReads, StoreWrite
 
 __all__ = [
     "DEFAULT_CAPACITIES",
@@ -283,16 +283,15 @@ class MemoryStore:
         *,
         limit: int,
         decide: Callable[[bytes | None, float], StoreWrite[float | None]],
-    ) -> float | None:
-        """Count a request in the rate-limit window at ``key``: what :meth:`update` of ``key``
-        with ``decide`` (:func:`govcore.core.ratelimit.admit` with ``limit``) does, with the
-        window kept in place (:class:`_RequestLog`) so that the usual admission does not copy
-        it. A window written by another method (``set``, ``update``), or one whose newest time
-        is in the clock's future, is decided by ``decide`` itself, and kept in place from then
-        on.
-
-        Returns:
-            ``None`` when admitted, else the seconds to wait (``decide``'s result).
+        read: Sequence[str] = (),
+    ) -> Admission:
+        """Count a request in the rate-limit window at ``key``, and read ``read`` if it is
+        admitted: what :meth:`update` of ``key`` with ``decide``
+        (:func:`govcore.core.ratelimit.admit` with ``limit``) and a :meth:`get` of each key do,
+        under one hold of the lock, with the window kept in place (:class:`_RequestLog`) so
+        that the usual admission does not copy it. A window written by another method
+        (``set``, ``update``), or one whose newest time is in the clock's future, is decided by
+        ``decide`` itself, and kept in place from then on.
         """
         with self._lock:
             now = self._clock()
@@ -304,16 +303,18 @@ class MemoryStore:
                 and log.times[-1] <= now  # else the clock stepped back: the pure rule decides
             ):
                 wait, kept_from = admit_in_order(log.times, log.first, now, limit=limit)
-                if wait is not None:
-                    return wait
-                self._drop_expired(now)  # not the log: it is live at ``now``
-                self._log_request(key, log, kept_from, now)
-                return None
-            write = decide(_value(entry), now)
-            if write.value is not None:
-                self._drop_expired(now)
-                self._write(key, _RequestLog(write.value), write.expires_at, now)
-            return write.result
+                if wait is None:
+                    self._drop_expired(now)  # not the log: it is live at ``now``
+                    self._log_request(key, log, kept_from, now)
+            else:
+                write = decide(_value(entry), now)
+                if write.value is not None:
+                    self._drop_expired(now)
+                    self._write(key, _RequestLog(write.value), write.expires_at, now)
+                wait = write.result
+            if wait is not None:
+                return Admission(wait)
+            return Admission(None, StoreReads({k: _value(self._live(k, now)) for k in read}))
 
     def update_many(
         self,
@@ -404,13 +405,13 @@ class MemoryStore:
         its expiry: what :meth:`_write` of its new bytes does, without taking the entry out
         and putting it back (it is the most recently used already, :meth:`_live` moved it)."""
         namespace = self._namespace(key)
-        before = _size(key, log)
+        # One time in, the times before ``kept_from`` out.
+        namespace.bytes += (1 - (kept_from - log.first)) * WINDOW_ENTRY_BYTES
         log.log(kept_from, now)
         # A log grown past its namespace's budget is evicted by _fit, as _write refuses it: the
         # entries used before it went when it and they no longer fitted together.
         expires_at = now + 2 * WINDOW_SECONDS
         namespace.entries[key] = (expires_at, log)
-        namespace.bytes += _size(key, log) - before
         heapq.heappush(self._expiries, (expires_at, key))
         self._fit(namespace)
 

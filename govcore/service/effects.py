@@ -174,11 +174,12 @@ class Admit(Effect[Admission]):
                 self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
             )
         if type(store) is MemoryStore:
-            # The same rule, with the window kept in place rather than copied whole on every
-            # request (a subclass that overrides ``update`` keeps its own ``update``).
-            wait = store.admit_request(self.key, limit=self.limit, decide=self.decide)
-        else:
-            wait = store.update(self.key, self.decide)
+            # The same rule and reads, with the window kept in place rather than copied whole
+            # on every request (a subclass that overrides ``update`` keeps its own ``update``).
+            return store.admit_request(
+                self.key, limit=self.limit, decide=self.decide, read=self.read
+            )
+        wait = store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
         return Admission(None, StoreReads({key: store.get(key) for key in self.read}))
@@ -190,11 +191,10 @@ class Admit(Effect[Admission]):
             )
         if type(store) is AsyncMemoryStore:
             # As in ``run``: its methods call the memory store's directly.
-            wait = store.blocking_twin().admit_request(
-                self.key, limit=self.limit, decide=self.decide
+            return store.blocking_twin().admit_request(
+                self.key, limit=self.limit, decide=self.decide, read=self.read
             )
-        else:
-            wait = await store.update(self.key, self.decide)
+        wait = await store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
         return Admission(None, StoreReads({key: await store.get(key) for key in self.read}))

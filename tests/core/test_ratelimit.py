@@ -412,8 +412,10 @@ def test_the_memory_store_counts_requests_in_place_as_the_pure_rule_does(
             assert window is not None
             for store in (in_place, copied):
                 store.set(key, window, expires_at=now + 30.0)
-        answer = in_place.admit_request(key, limit=limit, decide=_decide(limit))
-        assert answer == copied.update(key, _decide(limit)), (index, now)
+        answer = in_place.admit_request(key, limit=limit, decide=_decide(limit), read=[key])
+        assert answer.wait == copied.update(key, _decide(limit)), (index, now)
+        if answer.wait is None:  # read after the admission, under the same lock
+            assert answer.reads.values == {key: copied.get(key)}, (index, now)
         assert in_place.get(key) == copied.get(key), (index, now)
         assert in_place.usage() == copied.usage(), (index, now)
         assert in_place.evictions == copied.evictions, (index, now)
@@ -426,7 +428,7 @@ def test_a_long_window_in_the_memory_store_is_compacted_as_it_slides() -> None:
     store = MemoryStore(clock=clock)
     for step in range(30_000):
         clock.now = START + step * 0.01
-        assert store.admit_request("rate:k", limit=10**9, decide=_decide(10**9)) is None
+        assert store.admit_request("rate:k", limit=10**9, decide=_decide(10**9)).wait is None
     window = store.get("rate:k")
     assert window is not None
     kept = memoryview(window).cast("d")
