@@ -472,6 +472,18 @@ class AsyncMemoryStore(AwaitedStore):
         )
         self.store: MemoryStore
 
+    def admit_request(
+        self,
+        key: str,
+        *,
+        limit: int,
+        decide: Callable[[bytes | None, float], StoreWrite[float | None]],
+        read: Sequence[str] = (),
+    ) -> Admission:
+        """:meth:`MemoryStore.admit_request` of the store it awaits (not a coroutine: like every
+        method of this store, it only holds the lock for dictionary work)."""
+        return self.store.admit_request(key, limit=limit, decide=decide, read=read)
+
     def blocking_twin(self) -> MemoryStore:
         """The :class:`MemoryStore` this store awaits: the same entries, without ``await``."""
         return self.store

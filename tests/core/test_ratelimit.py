@@ -6,6 +6,7 @@ and a clock that steps back must never lock a key out for more than one window.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -437,3 +438,47 @@ def test_a_long_window_in_the_memory_store_is_compacted_as_it_slides() -> None:
     log = store._namespaces["rate"].entries["rate:k"][1]
     assert not isinstance(log, bytes)
     assert len(log.times) <= 2 * len(kept)  # dropped times are let go, half a log at most
+
+
+class _UpdatingStore(MemoryStore):
+    """A memory store whose updates are counted (a subclass keeps its own ``update``)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock=clock)
+        self.updates = 0
+
+    def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        self.updates += 1
+        return super().update(key, mutate)
+
+
+def test_the_service_admits_in_place_on_the_memory_stores_and_by_update_on_a_subclass() -> None:
+    """The admission keeps the window in place on the in-memory store, blocking and asyncio
+    (the limit is the same: the limited key is refused after its 50th request either way), and
+    goes through ``update`` on a subclass of it, which may have overridden ``update``."""
+    clock = FakeClock(START)
+    blocking = MemoryStore(clock=clock)
+    aio = govcore.AsyncMemoryStore(MemoryStore(clock=clock))
+    subclass = _UpdatingStore(clock)
+    govs = [
+        govcore.Governance.from_config(_config(), clock=clock, store=blocking),
+        govcore.Governance.from_config(_config(), clock=clock, store=subclass),
+    ]
+    agov = govcore.AsyncGovernance.from_config(_config(), clock=clock, store=aio)
+
+    async def send_async() -> int:
+        return (await agov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None)).status
+
+    for gov in govs:
+        statuses = [
+            gov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None).status for _ in range(51)
+        ]
+        assert statuses == [404] * LIMIT + [429]
+    statuses = [asyncio.run(send_async()) for _ in range(51)]
+    assert statuses == [404] * LIMIT + [429]
+    for store in (blocking, aio.blocking_twin()):
+        [log] = [entry[1] for entry in store._namespaces["rate"].entries.values()]
+        assert not isinstance(log, bytes)  # kept in place, not rewritten as bytes
+    [log] = [entry[1] for entry in subclass._namespaces["rate"].entries.values()]
+    assert isinstance(log, bytes)
+    assert subclass.updates == 51
