@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import pytest
@@ -96,3 +97,23 @@ def test_the_asyncio_client_takes_trace_ids_alike() -> None:
             ]
 
     assert asyncio.run(checks()) == ["a", "b", "c"]
+
+
+def test_a_forked_process_makes_ids_of_its_own() -> None:
+    """Ids are read from the system's random source ahead of use; a forked worker does not hand
+    out the ids its parent read ahead (it would otherwise repeat them, one for one)."""
+    gov = gate_governance()
+    client = gov.client(GATE_KEY)
+    client.check_output_stream(STREAM)  # the parent has read ids ahead
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        ids = [client.check_output_stream(STREAM).trace_id for _ in range(3)]
+        os.write(writing, json.dumps(ids).encode())
+        os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as answer:
+        child_ids = json.loads(answer.read())
+    os.waitpid(child, 0)
+    parent_ids = [client.check_output_stream(STREAM).trace_id for _ in range(3)]
+    assert len(set(child_ids) | set(parent_ids)) == 6

@@ -9,7 +9,13 @@ from collections.abc import Sequence
 
 from govcore.types import StoreWrite
 
-__all__ = ["WINDOW_ENTRY_BYTES", "WINDOW_SECONDS", "admit", "retry_after_seconds"]
+__all__ = [
+    "WINDOW_ENTRY_BYTES",
+    "WINDOW_SECONDS",
+    "admit",
+    "admit_in_order",
+    "retry_after_seconds",
+]
 
 WINDOW_SECONDS = 60
 
@@ -51,17 +57,32 @@ def admit(raw: bytes | None, now: float, *, limit: int) -> StoreWrite[float | No
     times: Sequence[float] = memoryview(old).cast("d")
     if times and times[-1] > now:
         return _after_step_back(times, now, limit)
-    # The usual case, every logged time at or before now: the last ``limit`` fill the window.
-    first = bisect_right(times, now - WINDOW_SECONDS)
     expires_at = now + 2 * WINDOW_SECONDS
-    if len(times) - first >= limit:
-        wait = times[len(times) - limit] + WINDOW_SECONDS - now
-        return StoreWrite(value=None, expires_at=expires_at, result=max(wait, 0.0))
-    kept_from = bisect_right(times, now - 2 * WINDOW_SECONDS, 0, first)
+    wait, kept_from = admit_in_order(times, 0, now, limit=limit)
+    if wait is not None:
+        return StoreWrite(value=None, expires_at=expires_at, result=wait)
     # One copy of the kept times (slicing bytes and then concatenating would be two): a key
     # near a high limit, a streaming one say, logs thousands of requests a minute.
     logged = b"".join((memoryview(old)[kept_from * _DOUBLE.size :], _DOUBLE.pack(now)))
     return StoreWrite(value=logged, expires_at=expires_at, result=None)
+
+
+def admit_in_order(
+    times: Sequence[float], first: int, now: float, *, limit: int
+) -> tuple[float | None, int]:
+    """:func:`admit` in its usual case, every logged time at or before ``now``, on the log
+    ``times[first:]`` (sorted), for a store that keeps the log in place and appends to it.
+
+    Returns:
+        ``(wait, kept_from)``: ``wait`` is ``None`` when the request is admitted (then ``now``
+        is logged after ``times[kept_from:]``, the times kept), else the seconds to wait (and
+        the log stays as it was).
+    """
+    # The last ``limit`` logged times fill the window when they are all inside it.
+    inside = bisect_right(times, now - WINDOW_SECONDS, first)
+    if len(times) - inside >= limit:
+        return max(times[len(times) - limit] + WINDOW_SECONDS - now, 0.0), first
+    return None, bisect_right(times, now - 2 * WINDOW_SECONDS, first, inside)
 
 
 def _after_step_back(times: Sequence[float], now: float, limit: int) -> StoreWrite[float | None]:

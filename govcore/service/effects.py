@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, cast
 
 from govcore.errors import BackendError, GovcoreError
 from govcore.types import (
@@ -172,6 +172,12 @@ class Admit(Effect[Admission]):
             return cast("PipelinedStore", store).admit(
                 self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
             )
+        if _admits_in_place(store):
+            # The same rule and reads, with the window kept in place rather than copied whole
+            # on every request (the in-memory store).
+            return cast("_InPlaceAdmission", store).admit_request(
+                self.key, limit=self.limit, decide=self.decide, read=self.read
+            )
         wait = store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
@@ -182,10 +188,44 @@ class Admit(Effect[Admission]):
             return await cast("AsyncPipelinedStore", store).admit(
                 self.key, limit=self.limit, window_seconds=self.window_seconds, read=self.read
             )
+        if _admits_in_place(store):
+            # As in ``run`` (the in-memory store for asyncio, whose methods call the blocking
+            # store's directly: no waiting happens in them).
+            return cast("_InPlaceAdmission", store).admit_request(
+                self.key, limit=self.limit, decide=self.decide, read=self.read
+            )
         wait = await store.update(self.key, self.decide)
         if wait is not None:
             return Admission(wait)
         return Admission(None, StoreReads({key: await store.get(key) for key in self.read}))
+
+
+class _InPlaceAdmission(Protocol):
+    """A store that counts a request in a rate-limit window it keeps in place
+    (``MemoryStore.admit_request``): the rule of ``decide``, without rewriting the window."""
+
+    def admit_request(
+        self,
+        key: str,
+        *,
+        limit: int,
+        decide: Callable[[bytes | None, float], StoreWrite[float | None]],
+        read: Sequence[str] = (),
+    ) -> Admission: ...
+
+
+_IN_PLACE: dict[type[Any], bool] = {}
+
+
+def _admits_in_place(store: object) -> bool:
+    """Whether ``store``'s own class defines ``admit_request`` (the in-memory stores). A
+    subclass that does not define it again is not taken to: it may override ``update``, which
+    the admission must then go through (decided once per store class)."""
+    kind = type(store)
+    known = _IN_PLACE.get(kind)
+    if known is None:
+        known = _IN_PLACE[kind] = "admit_request" in vars(kind)
+    return known
 
 
 _PIPELINED: dict[type[Any], bool] = {}

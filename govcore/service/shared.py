@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-import secrets
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -107,9 +107,49 @@ class DecodedStates:
                 del entries[next(iter(entries))]
 
 
+_ID_BYTES = 16
+_IDS_PER_READ = 256
+
+
+class _RandomIds:
+    """128-bit ids from the operating system's random source, read 256 at a time.
+
+    Every check makes two ids (its trace id and its decision's id); one ``os.urandom`` call per
+    id cost about 0.9 µs of a streaming call, a slice of bytes read ahead about 0.3 µs. The ids
+    are the same random bytes either way, only read in larger pieces. A forked child forgets
+    what its parent read ahead (``os.register_at_fork``), so two worker processes never hand
+    out the same ids.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool = b""
+        self._next = 0
+
+    def take(self) -> str:
+        """The next id, as 32 hexadecimal digits."""
+        with self._lock:
+            pool, at = self._pool, self._next
+            if at >= len(pool):
+                pool = self._pool = os.urandom(_ID_BYTES * _IDS_PER_READ)
+                at = 0
+            self._next = at + _ID_BYTES
+        return pool[at : at + _ID_BYTES].hex()
+
+    def forget(self) -> None:
+        """Drop what was read ahead (in a forked child, which must not repeat its parent's)."""
+        self._lock = threading.Lock()
+        self._pool = b""
+        self._next = 0
+
+
+_RANDOM_IDS = _RandomIds()
+os.register_at_fork(after_in_child=_RANDOM_IDS.forget)
+
+
 def random_id() -> str:
     """128 random bits as 32 hex digits: trace and decision ids."""
-    return secrets.token_hex(16)
+    return _RANDOM_IDS.take()
 
 
 RETIRED_VIEWS_KEPT = 10_000

@@ -6,6 +6,7 @@ and a clock that steps back must never lock a key out for more than one window.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -17,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import govcore
-from govcore.backends.memory import MemoryStore
+from govcore.backends.memory import MemoryStore, NamespaceCapacity
 from govcore.core.ratelimit import WINDOW_SECONDS, admit
 from govcore.testing import FakeClock
 from govcore.types import StoreCommit, StoreWrite
@@ -371,3 +372,113 @@ def test_a_key_is_never_locked_out_beyond_one_window_past_its_newest_request(
                 assert now + write.result <= max(now, newest) + WINDOW, (now, newest)
         if write.value is not None:
             raw, expires_at = write.value, write.expires_at
+
+
+# --- the memory store keeps the window in place -------------------------------------------------
+
+
+def _decide(limit: int) -> Callable[[bytes | None, float], StoreWrite[float | None]]:
+    return lambda raw, now: admit(raw, now, limit=limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 6),
+    time_sequences(steps),
+    st.integers(0, 79),
+    st.sampled_from([10**9, 400, 250]),
+)
+@example(2, [START + 60.0 * i for i in range(6)], 0, 10**9)  # each admission trims the last
+@example(1000, [START + i for i in range(40)], 99, 400)  # the window outgrows its budget
+def test_the_memory_store_counts_requests_in_place_as_the_pure_rule_does(
+    limit: int, times: list[float], overwritten_at: int, budget: int
+) -> None:
+    """``MemoryStore.admit_request`` (the window kept in place and appended to) answers every
+    request as an ``update`` with the pure rule does, stores the same bytes with the same expiry,
+    counts the same bytes against the namespace's budget and evicts what it evicts (a window
+    larger than its namespace's budget is dropped); a window written by ``set`` in between (a
+    restored or foreign one) is taken as it is."""
+    key = "rate:k"
+    clocks = FakeClock(START), FakeClock(START)
+    capacities = {"rate": NamespaceCapacity(max_bytes=budget)}
+    in_place = MemoryStore(clock=clocks[0], capacities=capacities)
+    copied = MemoryStore(clock=clocks[1], capacities=capacities)
+    for store in (in_place, copied):  # another key's window, used before this one's
+        store.set("rate:other", bytes(8), expires_at=math.inf)
+    for index, now in enumerate(times):
+        for clock in clocks:
+            clock.now = now
+        if index == overwritten_at and copied.get(key) is not None:
+            window = copied.get(key)
+            assert window is not None
+            for store in (in_place, copied):
+                store.set(key, window, expires_at=now + 30.0)
+        answer = in_place.admit_request(key, limit=limit, decide=_decide(limit), read=[key])
+        assert answer.wait == copied.update(key, _decide(limit)), (index, now)
+        if answer.wait is None:  # read after the admission, under the same lock
+            assert answer.reads.values == {key: copied.get(key)}, (index, now)
+        assert in_place.get(key) == copied.get(key), (index, now)
+        assert in_place.usage() == copied.usage(), (index, now)
+        assert in_place.evictions == copied.evictions, (index, now)
+
+
+def test_a_long_window_in_the_memory_store_is_compacted_as_it_slides() -> None:
+    """A key admitting a request every 10 ms for five minutes keeps two windows of them, no
+    more: the times that left are dropped from the stored log, not only skipped."""
+    clock = FakeClock(START)
+    store = MemoryStore(clock=clock)
+    for step in range(30_000):
+        clock.now = START + step * 0.01
+        assert store.admit_request("rate:k", limit=10**9, decide=_decide(10**9)).wait is None
+    window = store.get("rate:k")
+    assert window is not None
+    kept = memoryview(window).cast("d")
+    assert kept[0] >= clock.now - 2 * WINDOW_SECONDS
+    assert 11_999 <= len(kept) <= 12_001  # two windows of 10 ms steps (floats at the edge)
+    log = store._namespaces["rate"].entries["rate:k"][1]
+    assert not isinstance(log, bytes)
+    assert len(log.times) <= 2 * len(kept)  # dropped times are let go, half a log at most
+
+
+class _UpdatingStore(MemoryStore):
+    """A memory store whose updates are counted (a subclass keeps its own ``update``)."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock=clock)
+        self.updates = 0
+
+    def update(self, key: str, mutate: Callable[[bytes | None, float], StoreWrite[T]]) -> T:
+        self.updates += 1
+        return super().update(key, mutate)
+
+
+def test_the_service_admits_in_place_on_the_memory_stores_and_by_update_on_a_subclass() -> None:
+    """The admission keeps the window in place on the in-memory store, blocking and asyncio
+    (the limit is the same: the limited key is refused after its 50th request either way), and
+    goes through ``update`` on a subclass of it, which may have overridden ``update``."""
+    clock = FakeClock(START)
+    blocking = MemoryStore(clock=clock)
+    aio = govcore.AsyncMemoryStore(MemoryStore(clock=clock))
+    subclass = _UpdatingStore(clock)
+    govs = [
+        govcore.Governance.from_config(_config(), clock=clock, store=blocking),
+        govcore.Governance.from_config(_config(), clock=clock, store=subclass),
+    ]
+    agov = govcore.AsyncGovernance.from_config(_config(), clock=clock, store=aio)
+
+    async def send_async() -> int:
+        return (await agov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None)).status
+
+    for gov in govs:
+        statuses = [
+            gov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None).status for _ in range(51)
+        ]
+        assert statuses == [404] * LIMIT + [429]
+    statuses = [asyncio.run(send_async()) for _ in range(51)]
+    assert statuses == [404] * LIMIT + [429]
+    for store in (blocking, aio.blocking_twin()):
+        [log] = [entry[1] for entry in store._namespaces["rate"].entries.values()]
+        assert not isinstance(log, bytes)  # kept in place, not rewritten as bytes
+    [log] = [entry[1] for entry in subclass._namespaces["rate"].entries.values()]
+    assert isinstance(log, bytes)
+    assert subclass.updates == 51

@@ -293,16 +293,18 @@ def test_invisible_padding_does_not_shorten_the_streams_view(sizes: list[int]) -
     [
         "-----BEGIN RSA PRIVATE KEY-----",
         "-----begin rsa private key-----",
+        "-----bEgIn RSA Private Key-----",
         "-----BEGIN RSA PRI\u200bVATE KEY-----",
         "-----BEGIN RSA PRIVATE\u00ad KEY-----",
         "-----ＢＥＧＩＮ RSA PRIVATE KEY-----",
     ],
-    ids=["plain", "lower-case", "zero-width", "soft-hyphen", "full-width"],
+    ids=["plain", "lower-case", "mixed-case", "zero-width", "soft-hyphen", "full-width"],
 )
 def test_stream_finds_a_long_private_key_whatever_its_header(header: str) -> None:
-    """A private-key block longer than the overlap is reported once even if its header is obfuscated."""
+    """A private-key block longer than the overlap is reported once even if its header is
+    obfuscated, and after other runs of dashes (a Markdown table's rule)."""
     block = private_key_block(lines=8).replace("-----BEGIN RSA PRIVATE KEY-----", header)
-    text = f"Here is the key:\n{block}\nand some more text after it."
+    text = f"| step | done |\n|-----|------|\n| 1 | yes |\nHere is the key:\n{block}\nand more."
     assert _post_inference(text) == Counter({("secrets", block): 1})
     assert [(pid, matched) for pid, matched, _ in _stream(text, [50])] == [("secrets", block)]
 
@@ -333,6 +335,29 @@ def test_text_without_spaces_moves_the_watermark(filler: str) -> None:
         "AKIAZ4QW7RT2LX5PJN3K",
         "4111 1111 1111 1111",
     }
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----begin openssh private key-----",
+        "-----Begin EC Private Key-----",
+    ],
+)
+def test_an_opened_key_header_holds_the_watermark_after_other_runs_of_dashes(header: str) -> None:
+    """The window rule alone (no match found yet) holds the watermark at the header of a
+    private-key block whose end line has not come, in any case, also when runs of dashes come
+    before it in the window (a Markdown table's rule, a forwarded message's separator)."""
+    text = (
+        "| a | b |\n|-----|------|\n---------- Forwarded message ----------\n-----Best, -----bye\n"
+        + "intro text " * 10
+        + header
+        + "\nMIIEowIBAAKCAQEA"
+        + " key material" * 30
+    )
+    step = stream_step(text, 0, False, lambda _text, _start: [])
+    assert step.watermark == text.index(header)
 
 
 def test_a_key_block_that_never_ends_holds_the_watermark_only_so_far() -> None:
