@@ -187,7 +187,10 @@ class _TraceableRequest(_WireModel):
         """A copy answered with ``trace_id`` (already validated as an identifier); the request
         it is made from is left as it was."""
         copy = self.model_copy()
-        object.__setattr__(copy, "__pydantic_private__", {_CALLER_TRACE_ID: trace_id})
+        # A subclass's own private attributes are kept beside it.
+        private = dict(copy.__pydantic_private__ or {})
+        private[_CALLER_TRACE_ID] = trace_id
+        object.__setattr__(copy, "__pydantic_private__", private)
         return copy
 
 

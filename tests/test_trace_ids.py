@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 import pytest
+from pydantic import PrivateAttr
 
 import govcore
 from govcore.testing import FakeClock
@@ -108,12 +109,33 @@ def test_a_forked_process_makes_ids_of_its_own() -> None:
     reading, writing = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child
-        ids = [client.check_output_stream(STREAM).trace_id for _ in range(3)]
-        os.write(writing, json.dumps(ids).encode())
-        os._exit(0)
+        # Whatever happens, the child never returns into pytest (it would run the rest of the
+        # suite, and the parent would wait for its pipe until then).
+        status = 1
+        try:
+            os.close(reading)
+            ids = [client.check_output_stream(STREAM).trace_id for _ in range(3)]
+            os.write(writing, json.dumps(ids).encode())
+            status = 0
+        finally:
+            os._exit(status)
     os.close(writing)
     with os.fdopen(reading) as answer:
         child_ids = json.loads(answer.read())
     os.waitpid(child, 0)
     parent_ids = [client.check_output_stream(STREAM).trace_id for _ in range(3)]
     assert len(set(child_ids) | set(parent_ids)) == 6
+
+
+def test_a_chosen_trace_id_keeps_a_subclass_private_values() -> None:
+    """The caller's trace id is kept beside a request subclass's own private attributes, which
+    a copy answered with it must not lose."""
+
+    class TaggedRequest(govcore.StreamCheckRequest):
+        _tag: str = PrivateAttr(default="mine")
+
+    request = TaggedRequest.model_validate({"sessionId": "s", "fullText": "text so far"})
+    answered = request.with_trace_id("chosen")
+    assert answered.caller_trace_id == "chosen"
+    assert answered._tag == "mine"
+    assert request.caller_trace_id is None

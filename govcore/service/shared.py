@@ -144,7 +144,8 @@ class _RandomIds:
 
 
 _RANDOM_IDS = _RandomIds()
-os.register_at_fork(after_in_child=_RANDOM_IDS.forget)
+if hasattr(os, "register_at_fork"):  # where processes fork (not on Windows)
+    os.register_at_fork(after_in_child=_RANDOM_IDS.forget)
 
 
 def random_id() -> str:

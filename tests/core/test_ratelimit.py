@@ -465,8 +465,13 @@ def test_the_service_admits_in_place_on_the_memory_stores_and_by_update_on_a_sub
         govcore.Governance.from_config(_config(), clock=clock, store=subclass),
     ]
     agov = govcore.AsyncGovernance.from_config(_config(), clock=clock, store=aio)
+    # The asyncio twin of a subclass goes through the subclass's update, as its blocking use does.
+    async_subclass = _UpdatingStore(clock)
+    agov_subclass = govcore.AsyncGovernance.from_config(
+        _config(), clock=clock, store=govcore.AsyncMemoryStore(async_subclass)
+    )
 
-    async def send_async() -> int:
+    async def send_async(agov: govcore.AsyncGovernance = agov) -> int:
         return (await agov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None)).status
 
     for gov in govs:
@@ -474,8 +479,10 @@ def test_the_service_admits_in_place_on_the_memory_stores_and_by_update_on_a_sub
             gov.handle("GET", GET_PATH, bearer(LIMITED_KEY), None).status for _ in range(51)
         ]
         assert statuses == [404] * LIMIT + [429]
-    statuses = [asyncio.run(send_async()) for _ in range(51)]
-    assert statuses == [404] * LIMIT + [429]
+    for governance in (agov, agov_subclass):
+        statuses = [asyncio.run(send_async(governance)) for _ in range(51)]
+        assert statuses == [404] * LIMIT + [429]
+    assert async_subclass.updates == 51
     for store in (blocking, aio.blocking_twin()):
         [log] = [entry[1] for entry in store._namespaces["rate"].entries.values()]
         assert not isinstance(log, bytes)  # kept in place, not rewritten as bytes
