@@ -239,3 +239,39 @@ def test_client_budget_fits_with_test_config(module_governance: govcore.Governan
     )
     assert len(turn.active_policies) > 1
     assert 0 < turn.token_estimate <= 50
+
+
+def test_a_block_rendered_again_is_the_one_its_counter_and_budget_give() -> None:
+    """Blocks are kept between turns by the policies, the budget and the counter: the same
+    policies under another counter or budget are rendered for that counter and budget."""
+    policies = [
+        govcore.PolicyDocument.model_validate(
+            {
+                "id": f"p{i}",
+                "title": f"Policy {i}",
+                "summary": "A summary long enough to matter for the budget of the block. " * 3,
+                "severity": 3,
+                "enforcement": "warning",
+                "citationRef": f"REF-{i}",
+            }
+        )
+        for i in range(3)
+    ]
+
+    def words(text: str) -> int:
+        return len(text.split())
+
+    def characters(text: str) -> int:
+        return len(text)
+
+    budget = 200  # every summary fits in words; in characters not even one does
+    by_words, _ = render_injection_block(policies, budget, words)
+    by_characters, estimate = render_injection_block(policies, budget, characters)
+    assert "A summary" in by_words
+    assert "A summary" not in by_characters and estimate <= budget
+    assert render_injection_block(policies, budget, words)[0] == by_words
+    tight, tight_estimate = render_injection_block(policies, 40, words)
+    assert tight != by_words and tight_estimate <= 40
+    # The same policies as other objects (a reloaded policy set) are a block of their own.
+    copies = [policy.model_copy(update={"title": "Renamed"}) for policy in policies]
+    assert "Renamed" in render_injection_block(copies, budget, words)[0]
