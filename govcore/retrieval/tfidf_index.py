@@ -654,6 +654,12 @@ class TfidfIndex(RankedIndex):
         touched = np.flatnonzero(shared >= examples.min_shared)
         if held_out >= 0:
             touched = touched[touched != held_out]
+        if not len(touched):
+            # Near no example (most tool results and answers): nothing raises the base, which
+            # is still a copy of the text's scores (see below).
+            scored.example_near = (touched, np.zeros(0))
+            scored.base = scored.doc.copy()
+            return
         cosines = np.bincount(rows, weights=weights / vector.norm, minlength=len(shared))
         near = cosines[touched].astype(np.float64, copy=False)
         together = shared[touched]
