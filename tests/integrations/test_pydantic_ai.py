@@ -556,7 +556,8 @@ def test_a_tool_result_is_checked_and_recorded_in_one_request() -> None:
     assert names.count("gate_tool_call") == 1
     assert "check_tool_result" not in names
     tool_turns = [kwargs for name, kwargs in counting.calls if kwargs.get("tool_name")]
-    assert len(tool_turns) == 1 and tool_turns[0]["check_result"] is True
+    assert len(tool_turns) == 1
+    assert tool_turns[0]["check_result"] is True
     assert client.get_conversation(result.conversation_id).turn_count == 3  # user, tool, answer
 
 
