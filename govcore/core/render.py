@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from govcore._values import integral
 from govcore.policy import PolicyDocument
 from govcore.types import TokenCounter
 
-__all__ = ["HEADER", "render_injection_block"]
+__all__ = ["HEADER", "BlockRenderer", "render_injection_block"]
 
 HEADER = (
     "Applicable company policies (follow them; cite the reference in brackets when one shapes "
     "your answer):"
 )
+
+
+BlockRenderer = Callable[[Sequence[PolicyDocument], int, TokenCounter], tuple[str, int]]
+"""What renders a block: :func:`render_injection_block`, or a caller's memo of it."""
 
 
 def full_entry(policy: PolicyDocument) -> str:
@@ -30,16 +33,6 @@ def full_entry(policy: PolicyDocument) -> str:
 def compact_entry(policy: PolicyDocument) -> str:
     """A policy with its citation and title only, for when the full entry does not fit."""
     return f"- [{policy.citation_ref}] {policy.title}"
-
-
-# Blocks rendered lately, by what decides them: a conversation's turns mostly keep the same
-# active policies, and every turn renders its block again (counting the tokens of each entry).
-# Policies are immutable and a token counter is a function of its text, so the same policy
-# objects, budget and counter give the same block: an entry keeps them (so that their ids stay
-# theirs while it lives) and a hit is checked by identity. The oldest entry goes first.
-_BLOCKS_KEPT = 512
-_blocks: dict[tuple[int, ...], tuple[tuple[PolicyDocument, ...], TokenCounter, str, int]] = {}
-_blocks_lock = threading.Lock()
 
 
 def render_injection_block(
@@ -58,25 +51,6 @@ def render_injection_block(
     """
     if not policies:
         return "", 0
-    key = (token_budget, id(count_tokens), *map(id, policies))
-    kept = _blocks.get(key)
-    if (
-        kept is not None
-        and kept[1] is count_tokens
-        and all(mine is given for mine, given in zip(kept[0], policies, strict=True))
-    ):
-        return kept[2], kept[3]
-    block, estimate = _render(policies, token_budget, count_tokens)
-    with _blocks_lock:
-        _blocks[key] = (tuple(policies), count_tokens, block, estimate)
-        if len(_blocks) > _BLOCKS_KEPT:
-            del _blocks[next(iter(_blocks))]
-    return block, estimate
-
-
-def _render(
-    policies: Sequence[PolicyDocument], token_budget: int, count_tokens: TokenCounter
-) -> tuple[str, int]:
     lines = [HEADER]
     used = count_tokens(HEADER)
     included = 0
