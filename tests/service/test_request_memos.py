@@ -196,6 +196,5 @@ def test_turns_that_keep_their_policies_give_the_block_rendered_fresh() -> None:
     fresh = govcore.Governance.from_config(config(), clock=FakeClock()).client(FULL_KEY)
     assert blocks[0]
     assert blocks == [blocks[0]] * 3
-    assert fresh.record_turn(turn("s", "Can I pay with my credit card?")).injection_block == (
-        blocks[0]
-    )
+    rendered_fresh = fresh.record_turn(turn("s", "Can I pay with my credit card?"))
+    assert rendered_fresh.injection_block == blocks[0]
