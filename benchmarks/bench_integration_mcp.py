@@ -97,7 +97,9 @@ def config() -> dict[str, Any]:
         tenant["policies"] = str(DEMO.parent / tenant["policies"])
     for key in raw["keys"]:
         if key.get("key") == KEY:
-            key["settings"]["rate_limit_per_minute"] = 10**9
+            # "unlimited", as docs/integrations.md advises for a trusted in-process caller: a
+            # limit of 10**9 still kept each request's rate-limit window (a store write).
+            key["settings"]["rate_limit_per_minute"] = "unlimited"
     return raw
 
 

@@ -18,8 +18,10 @@ minus the ungoverned time of the same round. Scenarios:
 
 Each overhead is measured twice: with the real conversation, and with one whose govcore calls
 answer at once (``InstantConversation``), which leaves the adapter's own glue (wrapping the agent
-per run, reading the SDK's items, rewriting its events). A last table times each govcore call the
-adapter makes, on its own.
+per run, reading the SDK's items, rewriting its events). Another table times each govcore call the
+adapter makes, on its own, and the last one each call warm (right after the previous one) and
+cold (right after an ungoverned run of the SDK, as inside a run): what the SDK's own work in
+between costs the next call.
 
 Targets (issue 19): under 1 ms p50 per model call, under 0.3 ms per tool call.
 """
@@ -297,6 +299,41 @@ async def govcore_calls(rounds: int) -> dict[str, list[float]]:
     return calls
 
 
+async def warm_and_cold(rounds: int) -> dict[str, list[float]]:
+    """Each govcore call of a run with a tool call (the one-request form), timed warm (right
+    after the previous call, as the table above times them) and cold (right after an
+    ungoverned run of the SDK, as inside a run, where the SDK's own work comes between two
+    calls). Rounds alternate which of the two goes first."""
+    client = govcore.Governance.from_config(CONFIG).client(KEY)
+    plain = scenarios(govcore.Governance.from_config(CONFIG))["answer"]
+    names = ["record the user turn", "gate the tool call", "check and record the result", "check and record the answer"]  # fmt: skip
+    timings: dict[str, list[float]] = {f"{name}, {kind}": [] for name in names for kind in ("warm", "cold")}  # fmt: skip
+    result = "Refunded 20 on order 7."
+
+    def calls_of(conversation: GovernedConversation) -> list[Callable[[], Awaitable[Any]]]:
+        return [
+            lambda: conversation.arecord_user(QUESTION, message_id="u1"),
+            lambda: conversation.agate_tool("issue_refund", {"order": 7, "amount": 20}),
+            lambda: conversation.acheck_and_record_tool_result(
+                "issue_refund", result, call_id="c1", message_id="output:c1"
+            ),
+            lambda: conversation.acheck_answer(ANSWER, message_id="m1"),
+        ]
+
+    for number in range(rounds + 5):
+        for kind in ("warm", "cold") if number % 2 == 0 else ("cold", "warm"):
+            calls = calls_of(GovernedConversation(client))
+            for name, make in zip(names, calls, strict=True):
+                if kind == "cold":
+                    await plain(None)
+                start = time.perf_counter()
+                await make()
+                took = time.perf_counter() - start
+                if number >= 5:
+                    timings[f"{name}, {kind}"].append(took)
+    return timings
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -340,6 +377,10 @@ def main() -> None:
     print()
     header("each govcore call, on its own")
     for label, seconds in calls.items():
+        row(label, seconds, None)
+    print()
+    header("each call warm, and cold (after an SDK run)")
+    for label, seconds in asyncio.run(warm_and_cold(arguments.rounds)).items():
         row(label, seconds, None)
 
 

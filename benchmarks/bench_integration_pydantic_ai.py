@@ -94,13 +94,15 @@ async def lookup_order(order_id: str) -> str:
 
 
 class ReplayClient:
-    """Answers each method with what the real client answered the first time it was called:
+    """Answers each kind of call with what the real client answered the first time it was made:
     a governed run through it costs the adapter's (and the base's) own work, without
-    govcore's decisions."""
+    govcore's decisions. A turn that asks for a check (an answer's ``checkOutput``, a tool
+    result's ``check_result``) is a kind of its own: its answer carries the verdict a plain
+    turn's lacks."""
 
     def __init__(self, client: govcore.AsyncGovernanceClient) -> None:
         self._client = client
-        self._answers: dict[str, Any] = {}
+        self._answers: dict[tuple[str, bool], Any] = {}
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._client, name)
@@ -108,9 +110,14 @@ class ReplayClient:
             return target
 
         async def replayed(*args: Any, **kwargs: Any) -> Any:
-            if name not in self._answers:
-                self._answers[name] = await target(*args, **kwargs)
-            return self._answers[name]
+            request = args[0] if args else None
+            checked = bool(kwargs.get("check_result")) or (
+                isinstance(request, dict) and bool(request.get("checkOutput"))
+            )
+            kind = (name, checked)
+            if kind not in self._answers:
+                self._answers[kind] = await target(*args, **kwargs)
+            return self._answers[kind]
 
         return replayed
 
@@ -249,7 +256,9 @@ async def measure_hooks(calls: int) -> None:
     tool_call: list[int] = []
     for index in range(calls + 50):
         history: list[ModelMessage] = [
-            ModelRequest(parts=[UserPromptPart(QUESTIONS[index % len(QUESTIONS)])], run_id="r")
+            ModelRequest(
+                parts=[UserPromptPart(QUESTIONS[index % len(QUESTIONS)])], run_id=f"r{index}"
+            )
         ]
         ctx: Any = SimpleNamespace(conversation_id=f"hooks-{index // 10}", run_id=f"r{index}")
         ctx.messages = history
@@ -275,7 +284,10 @@ async def measure_hooks(calls: int) -> None:
             ctx, call=call, tool_def=tool_def, args={"order_id": "N-1042"}, result=result
         )
         history.append(
-            ModelRequest(parts=[ToolReturnPart("lookup_order", result, call.tool_call_id)])
+            ModelRequest(
+                parts=[ToolReturnPart("lookup_order", result, call.tool_call_id)],
+                run_id=f"r{index}",  # the run's, as Pydantic AI stamps it
+            )
         )
         await capability.before_model_request(ctx, request)
         end = time.perf_counter_ns()

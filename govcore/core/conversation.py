@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
-from govcore.core.render import render_injection_block
+from govcore.core.render import BlockRenderer, render_injection_block
 from govcore.policy import PolicyDocument, PolicySet
 from govcore.types import TokenCounter
 
@@ -398,6 +398,7 @@ def advance_conversation(
     count_tokens: TokenCounter,
     rules: ConversationRules,
     message_id: str | None = None,
+    render: BlockRenderer = render_injection_block,
 ) -> TurnOutcome:
     """Record one turn.
 
@@ -417,6 +418,7 @@ def advance_conversation(
         rules: hold-and-release and log settings.
         message_id: the :func:`message_digest` of the turn's message id, kept with the state
             (the caller has made sure it is not kept already: :func:`replayed_outcome`).
+        render: renders the injection block (a caller may keep the blocks it rendered).
 
     Returns:
         The new state and the diff. A policy that is not selected again for
@@ -467,7 +469,7 @@ def advance_conversation(
         events, rules.binding_log_limit, rules.binding_log_max_bytes
     )
 
-    block, estimate = render_injection_block(active, token_budget, count_tokens)
+    block, estimate = render(active, token_budget, count_tokens)
     new_state = ConversationState(
         turn_count=turn_index,
         bindings=tuple(bindings[p.id] for p in active),
@@ -502,6 +504,7 @@ def replayed_outcome(
     policy_set: PolicySet,
     token_budget: int,
     count_tokens: TokenCounter,
+    render: BlockRenderer = render_injection_block,
 ) -> TurnOutcome | None:
     """What a turn whose message the conversation has recorded already answers, or ``None``
     when it is a new turn (no message id, no conversation, or an id not kept).
@@ -517,7 +520,7 @@ def replayed_outcome(
         return None
     by_id = policy_set.by_id
     active = tuple(by_id[b.policy_id] for b in state.bindings if b.policy_id in by_id)
-    block, estimate = render_injection_block(list(active), token_budget, count_tokens)
+    block, estimate = render(list(active), token_budget, count_tokens)
     return TurnOutcome(
         state=ConversationState(
             turn_count=state.turn_count,

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from govcore._values import integral
 from govcore.policy import PolicyDocument
 from govcore.types import TokenCounter
 
-__all__ = ["HEADER", "render_injection_block"]
+__all__ = ["HEADER", "BlockRenderer", "render_injection_block"]
 
 HEADER = (
     "Applicable company policies (follow them; cite the reference in brackets when one shapes "
     "your answer):"
 )
+
+
+BlockRenderer = Callable[[Sequence[PolicyDocument], int, TokenCounter], tuple[str, int]]
+"""What renders a block: :func:`render_injection_block`, or a caller's memo of it."""
 
 
 def full_entry(policy: PolicyDocument) -> str:

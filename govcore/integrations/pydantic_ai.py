@@ -18,7 +18,8 @@ What each hook of the capability governs (through :class:`~govcore.integrations.
   the call is allowed, run with safer arguments (validated again by the tool's schema), or not run,
   with a message the model reads (``ToolFailed``; ``ModelRetry`` with ``on_fix="retry"``);
 * ``after_tool_execute``: the tool's result is checked and, when a policy says so, redacted before
-  the model (or anyone reading the history) sees it;
+  the model (or anyone reading the history) sees it, and recorded as the tool turn in the same
+  request;
 * ``after_model_request``: an answer (the text of a response) is checked once and redacted by the
   public rule, in the result and in the message history, and recorded as the assistant's turn;
 * ``get_wrapper_model``: a streamed response is held back until checked, so a caller of
@@ -284,10 +285,15 @@ class GovernanceCapability(AbstractCapability[Any]):
         args: ValidatedToolArgs,
         result: Any,
     ) -> Any:
-        conversation = self._run_state(ctx).conversation
-        checked = await conversation.acheck_tool_result(
-            call.tool_name, result, call_id=call.tool_call_id
+        state = self._run_state(ctx)
+        # Checked and recorded as the tool turn in one request, under the id the next model
+        # request finds its result by in the history, so that request records nothing more.
+        message_id = _tool_result_id(ctx.run_id, call.tool_call_id)
+        checked = await state.conversation.acheck_and_record_tool_result(
+            call.tool_name, result, call_id=call.tool_call_id, message_id=message_id
         )
+        if checked.recorded:
+            state.record(message_id)
         return checked.text if checked.changed else result
 
     # --- each answer: checked once, redacted in the result and the history -----------------------
@@ -372,7 +378,7 @@ async def _record_message(
                 await conversation.arecord_user(prompt, message_id=message_id)
             state.record(message_id)
         elif isinstance(part, ToolReturnPart):
-            message_id = _part_id(message.run_id, "tool:" + part.tool_call_id, part.timestamp, 0)
+            message_id = _tool_result_id(message.run_id, part.tool_call_id)
             if message_id in recorded:
                 continue
             await conversation.arecord_tool_result(
@@ -388,6 +394,13 @@ def _part_id(run_id: str | None, kind: str, timestamp: datetime, index: int) -> 
     # Run id and timestamp survive the history's serialisation, so a replayed history gives the
     # same ids; the index tells apart parts of one message stamped in the same microsecond.
     return f"pydantic-ai:{run_id or '-'}:{kind}:{timestamp.isoformat()}:{index}"
+
+
+def _tool_result_id(run_id: str | None, tool_call_id: str) -> str:
+    # Without the part's timestamp: after_tool_execute records the result before Pydantic AI
+    # makes its part, and the history's part must name the same turn. A call id names one call
+    # of a run (Pydantic AI makes one up, unique, when the provider gives none).
+    return f"pydantic-ai:{run_id or '-'}:tool:{tool_call_id}"
 
 
 def _response_id(run_id: str | None, timestamp: datetime, occurrence: int) -> str:

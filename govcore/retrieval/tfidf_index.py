@@ -573,13 +573,19 @@ class TfidfIndex(RankedIndex):
         products (each term's postings are read once per turn); the norm is the combined
         vector's, over all of both texts' terms."""
         parts = [context] if message is None else [message, context]
-        merged, where = np.unique(
-            np.concatenate([part.all_columns for part in parts]), return_inverse=True
-        )
         # The idf-weighted values add up per term: the same as weighting the summed counts.
-        summed = np.bincount(where, weights=np.concatenate([part.all_values for part in parts]))
+        # Summed in a dict, in the parts' order, and laid out by column: the very numbers a
+        # bincount over the sorted union gives (a few dozen terms, where np.unique's own cost
+        # was twice that of the loop).
+        by_column: dict[int, float] = {}
+        for part in parts:
+            for column, value in zip(
+                part.all_columns.tolist(), part.all_values.tolist(), strict=True
+            ):
+                by_column[column] = by_column.get(column, 0.0) + value
+        summed = np.array([by_column[column] for column in sorted(by_column)], dtype=np.float64)
         norm = float(np.sqrt(summed @ summed))
-        scale = norm * max(1.0, math.sqrt(self.scoring.min_query_terms / len(merged)))
+        scale = norm * max(1.0, math.sqrt(self.scoring.min_query_terms / len(by_column)))
         doc: Scores = (
             parts[0].product + parts[1].product if len(parts) > 1 else parts[0].product.copy()
         )
@@ -648,6 +654,12 @@ class TfidfIndex(RankedIndex):
         touched = np.flatnonzero(shared >= examples.min_shared)
         if held_out >= 0:
             touched = touched[touched != held_out]
+        if not len(touched):
+            # Near no example (most tool results and answers): nothing raises the base, which
+            # is still a copy of the text's scores (see below).
+            scored.example_near = (touched, np.zeros(0))
+            scored.base = scored.doc.copy()
+            return
         cosines = np.bincount(rows, weights=weights / vector.norm, minlength=len(shared))
         near = cosines[touched].astype(np.float64, copy=False)
         together = shared[touched]

@@ -25,7 +25,6 @@ from govcore.core.conversation import (
     replayed_outcome,
     verdicts_after,
 )
-from govcore.core.render import render_injection_block
 from govcore.core.selection import SelectionExplanation, retrieval_depth, select_policies
 from govcore.core.selection import explain_selection as explain_candidates
 from govcore.errors import InvalidRequestError, NotFoundError
@@ -393,6 +392,7 @@ def record_identified_turn(
             policy_set=policy_set,
             token_budget=request.token_budget,
             count_tokens=service.count_tokens,
+            render=service.blocks.render,
         )
 
     looked: bytes | None = None
@@ -454,7 +454,7 @@ def record_identified_turn(
                 before, policy_set=candidate_set, selected=selected, attributes=attributes,
                 prior_turns=len(history), now=now, token_budget=request.token_budget,
                 count_tokens=service.count_tokens, rules=service.conversation_rules,
-                message_id=digest,
+                message_id=digest, render=service.blocks.render,
             )  # fmt: skip
             return Judgement(SELECTION, tuple(p.id for p in would_be.active))
 
@@ -496,6 +496,7 @@ def record_identified_turn(
             count_tokens=service.count_tokens,
             rules=service.conversation_rules,
             message_id=digest,
+            render=service.blocks.render,
         )
         return outcome, True
 
@@ -701,7 +702,7 @@ def pre_inference(
     ordered = prioritise(
         [policy_set.by_id[pid] for pid in relevance], relevance, policy_set.position
     )
-    block, estimate = render_injection_block(ordered, request.token_budget, service.count_tokens)
+    block, estimate = service.blocks.render(ordered, request.token_budget, service.count_tokens)
     response = pre_inference_response(
         session_id=request.session_id,
         policies=ordered,

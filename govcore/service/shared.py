@@ -18,9 +18,10 @@ from govcore.core.ratelimit import (
     admit,
     retry_after_seconds,
 )
+from govcore.core.render import render_injection_block
 from govcore.decision_log import Decision, DecisionQueue, ShadowDiff
 from govcore.errors import BackendError, GovcoreError, InternalError, RateLimitedError
-from govcore.policy import PolicySet
+from govcore.policy import PolicyDocument, PolicySet
 from govcore.service.access import KeyRing, Principal
 from govcore.service.effects import Admit, Get, Steps, perform
 from govcore.service.store_keys import rate_window_key
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
     from govcore.telemetry._observer import Observer
 
 __all__ = [
+    "INJECTION_BLOCKS_KEPT",
     "STATES_KEPT",
     "DecodedStates",
+    "InjectionBlocks",
     "Result",
     "Service",
     "Serving",
@@ -61,6 +64,48 @@ class Result(Generic[M]):
 
 STATES_KEPT = 1024
 """How many decoded conversation states a service keeps (the latest written or read)."""
+
+INJECTION_BLOCKS_KEPT = 512
+"""How many injection blocks a service keeps (:class:`InjectionBlocks`): a few KB each."""
+
+
+class InjectionBlocks:
+    """The injection blocks a service rendered lately, by what decides them.
+
+    A conversation's turns mostly keep the same active policies, and every turn rendered its
+    block again (an entry and a token count per policy). Policies are immutable and a token
+    counter is a function of its text, so the same policy objects, budget and counter give
+    the same block: an entry is kept by their identities and holds the objects themselves (so
+    their ids stay theirs while it lives), and a hit is checked by identity. A reloaded policy
+    set is new objects, so new entries. The oldest entry goes first beyond ``limit``.
+    """
+
+    def __init__(self, limit: int = INJECTION_BLOCKS_KEPT) -> None:
+        self._limit = limit
+        self._blocks: dict[tuple[int, ...], tuple[tuple[PolicyDocument, ...], TokenCounter, str, int]] = {}  # fmt: skip
+        self._lock = threading.Lock()
+
+    def render(
+        self, policies: Sequence[PolicyDocument], token_budget: int, count_tokens: TokenCounter
+    ) -> tuple[str, int]:
+        """:func:`~govcore.core.render.render_injection_block`, or the block it gave before."""
+        key = (token_budget, id(count_tokens), *map(id, policies))
+        kept = self._blocks.get(key)
+        if (
+            kept is not None
+            and kept[1] is count_tokens
+            and all(mine is given for mine, given in zip(kept[0], policies, strict=True))
+        ):
+            return kept[2], kept[3]
+        block, estimate = render_injection_block(policies, token_budget, count_tokens)
+        with self._lock:
+            self._blocks[key] = (tuple(policies), count_tokens, block, estimate)
+            if len(self._blocks) > self._limit:
+                del self._blocks[next(iter(self._blocks))]
+        return block, estimate
+
+    def __len__(self) -> int:
+        return len(self._blocks)
 
 
 class DecodedStates:
@@ -235,6 +280,10 @@ class Service:
         self.decisions = decisions
         self.keys = KeyRing(config.keys)
         self.states: DecodedStates = previous.states if previous is not None else DecodedStates()
+        # Kept across a reload too: a new policy set is new objects, so its blocks are new keys.
+        self.blocks: InjectionBlocks = (
+            previous.blocks if previous is not None else InjectionBlocks()
+        )
         """The latest conversation states read or written, so that none is decoded twice
         (states do not depend on the policies, so a reload keeps them)."""
         # One retriever per language among the tenants (most configurations have one).

@@ -525,6 +525,42 @@ def test_a_replayed_history_records_no_turn_twice() -> None:
     assert client.get_conversation(session).turn_count == 5 + 2
 
 
+class CountingClient:
+    """Forwards to the asyncio client, noting each method called and its keywords."""
+
+    def __init__(self, client: govcore.AsyncGovernanceClient) -> None:
+        self._client = client
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._client, name)
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append((name, kwargs))
+            return await target(*args, **kwargs)
+
+        return counted
+
+
+def test_a_tool_result_is_checked_and_recorded_in_one_request() -> None:
+    """A tool call costs two govcore requests, the gate and one that checks the result and
+    records the tool turn; the next model call finds that turn recorded and adds nothing."""
+    client = governance().client(KEY)
+    counting = CountingClient(client.aio)
+    governed = desk(
+        steps(call("issue_refund", order=7, amount=20), answer("Refunded 20.")),
+        counting,
+    )
+    result = run(governed.agent, "Refund my damaged order 7 please.")
+    names = [name for name, _ in counting.calls]
+    assert names.count("gate_tool_call") == 1
+    assert "check_tool_result" not in names
+    tool_turns = [kwargs for name, kwargs in counting.calls if kwargs.get("tool_name")]
+    assert len(tool_turns) == 1
+    assert tool_turns[0]["check_result"] is True
+    assert client.get_conversation(result.conversation_id).turn_count == 3  # user, tool, answer
+
+
 def test_a_fixed_session_id_governs_every_run_as_one_conversation() -> None:
     """With session_id, runs without a shared history still add to one govcore conversation."""
     client = governance().client(KEY)

@@ -1,5 +1,6 @@
-"""What a service remembers between requests to save work: decoded conversation states and
-authenticated key objects. Each is only ever a shortcut to the answer the full work gives."""
+"""What a service remembers between requests to save work: decoded conversation states,
+authenticated key objects and injection blocks. Each is only ever a shortcut to the answer the
+full work gives."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from govcore.config import load_config
 from govcore.core.conversation import ConversationState
 from govcore.errors import AuthenticationError
 from govcore.service.access import KeyRing
-from govcore.service.shared import DecodedStates
+from govcore.service.shared import DecodedStates, InjectionBlocks
 from govcore.service.store_keys import conversation_key
 from govcore.testing import FakeClock
 from tests.support import FULL_KEY, REVOKED_KEY, config, turn
@@ -131,3 +132,69 @@ def test_many_key_objects_are_all_authenticated() -> None:
     assert len(principals) == 1
     with pytest.raises(AuthenticationError):
         ring.authenticate(FULL_KEY[:5] + "?" + FULL_KEY[6:])
+
+
+def _policies(count: int, title: str = "Policy") -> list[govcore.PolicyDocument]:
+    return [
+        govcore.PolicyDocument.model_validate(
+            {
+                "id": f"p{i}",
+                "title": f"{title} {i}",
+                "summary": "A summary long enough to matter for the budget of the block. " * 3,
+                "severity": 3,
+                "enforcement": "warning",
+                "citationRef": f"REF-{i}",
+            }
+        )
+        for i in range(count)
+    ]
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _characters(text: str) -> int:
+    return len(text)
+
+
+def test_a_kept_block_is_the_one_its_policies_counter_and_budget_give() -> None:
+    """The same policies under another counter or budget, or other policy objects, are not
+    given a block kept for something else."""
+    blocks = InjectionBlocks()
+    policies = _policies(3)
+    budget = 200  # every summary fits in words; in characters not even one does
+    by_words, _ = blocks.render(policies, budget, _words)
+    by_characters, estimate = blocks.render(policies, budget, _characters)
+    assert "A summary" in by_words
+    assert "A summary" not in by_characters
+    assert estimate <= budget
+    assert blocks.render(policies, budget, _words)[0] == by_words
+    tight, tight_estimate = blocks.render(policies, 40, _words)
+    assert tight != by_words
+    assert tight_estimate <= 40
+    # The same ids as other objects (a reloaded policy set) are a block of their own.
+    assert "Renamed" in blocks.render(_policies(3, "Renamed"), budget, _words)[0]
+    assert "Renamed" not in blocks.render(policies, budget, _words)[0]
+
+
+def test_the_oldest_block_goes_first_beyond_the_limit() -> None:
+    blocks = InjectionBlocks(limit=2)
+    for count in (1, 2, 3):
+        blocks.render(_policies(count), 1000, _words)
+    assert len(blocks) == 2
+
+
+def test_turns_that_keep_their_policies_give_the_block_rendered_fresh() -> None:
+    """Through the client: a conversation whose turns keep their policies answers, turn after
+    turn, the block a service that has kept nothing renders for them."""
+    client = govcore.Governance.from_config(config(), clock=FakeClock()).client(FULL_KEY)
+    blocks = [
+        client.record_turn(turn("s", "Can I pay with my credit card?")).injection_block
+        for _ in range(3)
+    ]
+    fresh = govcore.Governance.from_config(config(), clock=FakeClock()).client(FULL_KEY)
+    assert blocks[0]
+    assert blocks == [blocks[0]] * 3
+    rendered_fresh = fresh.record_turn(turn("s", "Can I pay with my credit card?"))
+    assert rendered_fresh.injection_block == blocks[0]
